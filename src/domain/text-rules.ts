@@ -101,11 +101,6 @@ export function exceedsLength(s: string, max: number): boolean {
   return s.length > max && codePointLength(s) > max;
 }
 
-/** A GUID in the dashed form, with or without braces, any case (231). */
-export function isGuid(s: string): boolean {
-  return GUID_PATTERN.test(s);
-}
-
 /** GUIDs compare without braces and ignoring case (a SynchronizationKey is one user's, 232). */
 export function normaliseGuid(key: string): string {
   return key.replace(/^\{|\}$/g, '').toLowerCase();
@@ -114,10 +109,6 @@ export function normaliseGuid(key: string): string {
 /** A user's Photo (245; docs/domain-rules.md, "Field decisions where the spec is open"): a pattern, for the schema. */
 export const HTTP_URL_PATTERN =
   /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
-
-export function isHttpUrl(s: string): boolean {
-  return HTTP_URL_PATTERN.test(s);
-}
 
 export { NAME_FORBIDDEN_CLASS };
 const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u');

@@ -31,8 +31,6 @@ import {
   hasForbiddenNameCharacter,
   HTTP_URL_PATTERN,
   NAME_FORBIDDEN_CLASS,
-  isGuid,
-  isHttpUrl,
   normaliseDateOfBirth,
   USER_EXTERNAL_ID,
   WHITESPACE,
@@ -210,7 +208,7 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('Photo', {
     max: 500,
     format: {
-      normalise: (s) => (isHttpUrl(s) ? s : undefined),
+      normalise: (s) => (HTTP_URL_PATTERN.test(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
       message: () => 'Photo must be an absolute http:// or https:// URL',
       doc: 'an absolute http:// or https:// URL with a host (a name of letters, digits, dots and dashes, or [IPv6]), optionally user@ before the host and :port after it, no whitespace',
@@ -245,7 +243,7 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('SynchronizationKey', {
     max: 64,
     format: {
-      normalise: (s) => (isGuid(s) ? s : undefined),
+      normalise: (s) => (GUID_PATTERN.test(s) ? s : undefined),
       code: ErrorCode.SynchronizationKeyInvalid,
       message: () => 'SynchronizationKey must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301 (braces optional)',
       doc: 'a GUID 8-4-4-4-12 hex digits, any case, braces optional (deprecated field)',
