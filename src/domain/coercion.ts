@@ -199,10 +199,6 @@ export function coerceFields(kind: keyof typeof COERCION, fields: Record<string,
   return coerceWith(COERCION[kind], fields);
 }
 
-function prefixed(problems: Problem[], prefix: string): Problem[] {
-  return problems.map((p) => ({ ...p, field: prefix + p.field }));
-}
-
 /** A whole JSON request body: coerces Upsert, the Schedule and each candidate, with the request's problem paths. */
 export function coerceScheduleRequestFields(body: Record<string, unknown>): Coerced {
   const problems: Problem[] = [];
@@ -210,7 +206,7 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   problems.push(...top.problems);
   const fields = requestParts(top.fields, (part, prefix) => {
     const c = coerceFields(prefix === 'Schedule.' ? 'schedule' : 'candidate', part);
-    problems.push(...prefixed(c.problems, prefix));
+    problems.push(...c.problems.map((p) => ({ ...p, field: prefix + p.field })));
     return c.fields;
   });
   return { fields, problems };

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
-import { codeNote, integerRule, type StringFormat } from './field-rules.js';
+import { codeNote, integerRule, isUnset, type StringFormat } from './field-rules.js';
 import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault } from './text-rules.js';
 import { parseDateTime } from './date-time.js';
 
@@ -20,18 +20,9 @@ export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercent
   percent: true,
 });
 
-/** 250: the percentage is set (0 included) while SpecialNeeds is not true. */
-function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
-  return {
-    field: path,
-    code: ErrorCode.AdjustmentWithoutSpecialNeeds,
-    message: 'ReasonableAdjustmentPercentage may be set only when SpecialNeeds is true',
-  };
-}
-
 /**
- * The 250 rule for one record, given its raw percentage and whether SpecialNeeds is true; `specialNeeds`
- * undefined: SpecialNeeds was itself invalid, so 250 cannot be decided.
+ * The 250 rule for one record: the percentage set (0 included) while SpecialNeeds is not true; `specialNeeds`
+ * 'invalid': SpecialNeeds was itself invalid, so 250 cannot be decided.
  */
 export function checkAdjustmentNeedsSpecialNeeds(
   percentage: unknown,
@@ -39,9 +30,12 @@ export function checkAdjustmentNeedsSpecialNeeds(
   path: string,
   problems: Problem[],
 ): void {
-  if (percentage === undefined || percentage === null || percentage === '') return;
-  if (specialNeeds === 'invalid') return;
-  if (specialNeeds !== true) problems.push(adjustmentWithoutSpecialNeedsProblem(path));
+  if (isUnset(percentage) || specialNeeds === 'invalid' || specialNeeds === true) return;
+  problems.push({
+    field: path,
+    code: ErrorCode.AdjustmentWithoutSpecialNeeds,
+    message: 'ReasonableAdjustmentPercentage may be set only when SpecialNeeds is true',
+  });
 }
 
 /** The e-mail format with the code the endpoint uses for it (209 for users, null for candidates). */

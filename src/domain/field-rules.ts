@@ -82,11 +82,6 @@ export function ruleTable<const Rule extends FieldRule>(entity: string, rules: r
 /** The field names of a table, as a union of literal types ('ExternalId' | 'LastName' | ...). */
 export type FieldOf<Table> = Table extends RuleTable<infer Rule> ? Rule['name'] : never;
 
-/** A table's field names in its order, typed (the spec's order: columns, templates, views). */
-export function fieldNames<Rule extends FieldRule>(table: RuleTable<Rule>): readonly Rule['name'][] {
-  return table.rules.map((r) => r.name);
-}
-
 type WireValue<Rule> = Rule extends FieldRule<string, infer Value> ? Value : never;
 type RequiredRule = FieldRule<string, unknown, true>;
 

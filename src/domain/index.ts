@@ -19,7 +19,7 @@ export { idLengthProblem } from './review-session.js';
 export { coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,
-  ScheduleRequests,
+  prepareScheduleRequest,
   scheduleIdOf,
   withCandidateLines,
   type ScheduleDefaults,

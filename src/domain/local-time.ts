@@ -168,10 +168,6 @@ export interface DateFormat {
 
 type DateFormatParse = { ok: true; format: DateFormat } | { ok: false; message: string };
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** A number is 1 or 2 digits when a separator or the end follows it (`5.7.2000`), else exactly 2. */
 function regexOf(parts: readonly Part[]): { source: string; order: Token[] } {
   let source = '';
@@ -180,7 +176,7 @@ function regexOf(parts: readonly Part[]): { source: string; order: Token[] } {
     if ('literal' in part) {
       // A run of blanks matches any run of blanks; every other character itself.
       for (const run of part.literal.match(/\s+|[^\s]/g) ?? [])
-        source += run.trim() === '' ? '\\s+' : escapeRegExp(run);
+        source += run.trim() === '' ? '\\s+' : run.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       return;
     }
     order.push(part.token);
@@ -499,16 +495,6 @@ export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', '
 
 const DATE_KEYS: readonly string[] = [...DATE_FIELDS, ...DATE_TIME_FIELDS];
 
-function hasDateKey(fields: Record<string, unknown>): boolean {
-  for (const key of DATE_KEYS) if (Object.hasOwn(fields, key)) return true;
-  return false;
-}
-
-/** True when a text is the API's form already (a date, or RFC 3339 with an offset): the common case costs one test. */
-function apiForm(field: string, text: string): boolean {
-  return DATE_FIELDS.has(field) ? DATE_OF_BIRTH_PATTERN.test(text) : parseDateTime(text).ok;
-}
-
 /**
  * The date and date-time texts of one record read by `options` (a whole schedule request's Schedule and
  * Candidates too). A text that cannot be read is left out and named in `problems` (it fails its record
@@ -524,15 +510,16 @@ export function readRecordDates(
   if (prefix === '' && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates')))
     return requestParts(fields, (part, at) => readRecordDates(part, options, problems, at, written));
   // Most records have no date field at all (a user without DateOfBirth): a few lookups, no key array.
-  if (!hasDateKey(fields)) return fields;
+  if (!DATE_KEYS.some((key) => Object.hasOwn(fields, key))) return fields;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if (typeof value !== 'string' || value.trim() === '') continue;
     const isDate = DATE_FIELDS.has(key);
     if (!isDate && !DATE_TIME_FIELDS.has(key)) continue;
-    // Without --date-format or --timezone an API-form text stays as written (the rule reads it).
-    if (apiForm(key, value) && options.format === undefined) continue;
+    // Without --date-format an API-form text (a date, or RFC 3339 with an offset) stays as written (the rule reads it).
+    const apiForm = isDate ? DATE_OF_BIRTH_PATTERN.test(value) : parseDateTime(value).ok;
+    if (apiForm && options.format === undefined) continue;
     // Without either flag, only a text that looks like a local date gets the hint; the rest is the rule's to refuse.
     if (options.format === undefined && options.timeZone === undefined && likelyDateFormat(value) === undefined)
       continue;

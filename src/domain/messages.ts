@@ -1,6 +1,6 @@
 /**
- * Problems that need the platform's state to decide, worded once for the local engine, the remote client's
- * fallbacks and the CLI; each builder returns a complete Problem, `field` where the API reports it.
+ * Problems that need the platform's state to decide, as the local engine words them (engine/*-rules.ts;
+ * `local serve`'s document quotes one); each builder returns a complete Problem, `field` where the API reports it.
  */
 import { ErrorCode } from './codes.js';
 import { problem as p, type Problem } from './problem.js';

@@ -10,7 +10,7 @@ import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import { idOf } from './record-id.js';
 import { SCHEDULE_REQUEST_TABLE, validateScheduleRequest } from './schedule.js';
 import { SCHEDULE_COLUMNS } from './columns.js';
-import { SECRET_FIELDS } from './text-rules.js';
+import { SECRET_FIELDS } from './field-names.js';
 import type { ScheduleRequest } from './types.js';
 
 /** What flags and --schedule give: defaults for what a row or a request leaves out. */
@@ -214,28 +214,27 @@ export class Sittings<T = undefined> {
   }
 }
 
-/** Whole requests of one file (JSON), the defaults filling what a request leaves out. */
-export class ScheduleRequests {
-  constructor(private readonly defaults: ScheduleDefaults) {}
-
-  /** The request as sent, checked, and the ScheduleExtId it names (for the report). */
-  prepare(
-    fields: Record<string, unknown>,
-    line: number,
-  ): { id: string | null; prepared: Validation<PreparedSchedule> } {
-    const body: Record<string, unknown> = { ...fields };
-    if (fields.Workflow === undefined && this.defaults.workflow !== undefined) body.Workflow = this.defaults.workflow;
-    if (fields.Upsert === undefined && this.defaults.upsert !== undefined) body.Upsert = this.defaults.upsert;
-    if (isPlainObject(fields.Schedule)) body.Schedule = { ...this.defaults.schedule, ...fields.Schedule };
-    const validation = validateScheduleRequest(body);
-    const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
-    return {
-      id: scheduleIdOf(fields, this.defaults),
-      prepared: validation.ok
-        ? { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } }
-        : validation,
-    };
-  }
+/**
+ * A whole request of one file (JSON), the defaults filling what it leaves out: as sent, checked, and the
+ * ScheduleExtId it names (for the report).
+ */
+export function prepareScheduleRequest(
+  fields: Record<string, unknown>,
+  line: number,
+  defaults: ScheduleDefaults,
+): { id: string | null; prepared: Validation<PreparedSchedule> } {
+  const body: Record<string, unknown> = { ...fields };
+  if (fields.Workflow === undefined && defaults.workflow !== undefined) body.Workflow = defaults.workflow;
+  if (fields.Upsert === undefined && defaults.upsert !== undefined) body.Upsert = defaults.upsert;
+  if (isPlainObject(fields.Schedule)) body.Schedule = { ...defaults.schedule, ...fields.Schedule };
+  const validation = validateScheduleRequest(body);
+  const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
+  return {
+    id: scheduleIdOf(fields, defaults),
+    prepared: validation.ok
+      ? { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } }
+      : validation,
+  };
 }
 
 /** The ScheduleExtId a whole request names, its own or the defaults'. */

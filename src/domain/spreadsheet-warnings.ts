@@ -4,7 +4,7 @@
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { ErrorCode, WARNING_CODES } from './codes.js';
-import { SECRET_FIELDS } from './text-rules.js';
+import { SECRET_FIELDS } from './field-names.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
 

@@ -14,7 +14,6 @@ export const ALNUM = /^[A-Za-z0-9]+$/;
 export const LOWER_ALNUM = /^[a-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
-export { SECRET_FIELDS } from './field-names.js';
 export const WHITESPACE = /\s/;
 /** The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open": Email); also the schema pattern. */
 export const EMAIL_PATTERN =
@@ -79,7 +78,6 @@ export const GUID_PATTERN =
   /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 export const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
-const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const DIGITS = /^[0-9]+$/;
 
 /**
@@ -103,11 +101,6 @@ export function exceedsLength(s: string, max: number): boolean {
   return s.length > max && codePointLength(s) > max;
 }
 
-/** A GUID in the dashed form, with or without braces, any case (231). */
-export function isGuid(s: string): boolean {
-  return GUID_PATTERN.test(s);
-}
-
 /** GUIDs compare without braces and ignoring case (a SynchronizationKey is one user's, 232). */
 export function normaliseGuid(key: string): string {
   return key.replace(/^\{|\}$/g, '').toLowerCase();
@@ -116,10 +109,6 @@ export function normaliseGuid(key: string): string {
 /** A user's Photo (245; docs/domain-rules.md, "Field decisions where the spec is open"): a pattern, for the schema. */
 export const HTTP_URL_PATTERN =
   /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
-
-export function isHttpUrl(s: string): boolean {
-  return HTTP_URL_PATTERN.test(s);
-}
 
 export { NAME_FORBIDDEN_CLASS };
 const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u');
@@ -154,7 +143,8 @@ export function addMinutes(isoUtc: string, minutes: number): string {
 type IpKind = 'ipv4' | 'ipv6';
 
 function ipKind(s: string): IpKind | null {
-  if (IPV4.test(s)) return 'ipv4';
+  // Four decimal parts 0-255, without leading zeros.
+  if (ipaddr.IPv4.isValidFourPartDecimal(s)) return 'ipv4';
   // Zone ids (fe80::1%eth0) name a local interface and mean nothing to a remote login check.
   if (s.includes(':') && !s.includes('%') && ipaddr.IPv6.isValid(s)) return 'ipv6';
   return null;
@@ -162,14 +152,6 @@ function ipKind(s: string): IpKind | null {
 
 function canonicalAddress(s: string, kind: IpKind): string {
   return kind === 'ipv4' ? s : ipaddr.IPv6.parse(s).toNormalizedString();
-}
-
-function compareBytes(a: number[], b: number[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /**
@@ -193,9 +175,8 @@ export function canonicalIpEntry(s: string): string | null {
     const last = s.slice(dash + 1).trim();
     const kind = ipKind(first);
     if (kind === null || ipKind(last) !== kind) return null;
-    const a = ipaddr.parse(first).toByteArray();
-    const b = ipaddr.parse(last).toByteArray();
-    if (compareBytes(a, b) > 0) return null;
+    const bytes = (address: string): Buffer => Buffer.from(ipaddr.parse(address).toByteArray());
+    if (Buffer.compare(bytes(first), bytes(last)) > 0) return null;
     return `${canonicalAddress(first, kind)}-${canonicalAddress(last, kind)}`;
   }
   const kind = ipKind(s);

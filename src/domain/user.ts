@@ -17,7 +17,6 @@ import {
   stringRule,
   tableWire,
   validateFields,
-  fieldNames,
   type FieldOf,
   type FieldRule,
   type RecordOf,
@@ -32,8 +31,6 @@ import {
   hasForbiddenNameCharacter,
   HTTP_URL_PATTERN,
   NAME_FORBIDDEN_CLASS,
-  isGuid,
-  isHttpUrl,
   normaliseDateOfBirth,
   USER_EXTERNAL_ID,
   WHITESPACE,
@@ -211,7 +208,7 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('Photo', {
     max: 500,
     format: {
-      normalise: (s) => (isHttpUrl(s) ? s : undefined),
+      normalise: (s) => (HTTP_URL_PATTERN.test(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
       message: () => 'Photo must be an absolute http:// or https:// URL',
       doc: 'an absolute http:// or https:// URL with a host (a name of letters, digits, dots and dashes, or [IPv6]), optionally user@ before the host and :port after it, no whitespace',
@@ -246,7 +243,7 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('SynchronizationKey', {
     max: 64,
     format: {
-      normalise: (s) => (isGuid(s) ? s : undefined),
+      normalise: (s) => (GUID_PATTERN.test(s) ? s : undefined),
       code: ErrorCode.SynchronizationKeyInvalid,
       message: () => 'SynchronizationKey must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301 (braces optional)',
       doc: 'a GUID 8-4-4-4-12 hex digits, any case, braces optional (deprecated field)',
@@ -266,7 +263,7 @@ export type UserRequest = RecordOf<typeof USER_TABLE>;
 export type UserField = FieldOf<typeof USER_TABLE>;
 
 /** The API names of every user field, in the spec's order. */
-export const USER_FIELDS: readonly UserField[] = fieldNames(USER_TABLE);
+export const USER_FIELDS: readonly UserField[] = USER_TABLE.rules.map((rule) => rule.name);
 
 /** Request fields Content.User never shows: the password is stored as its hash, memberships merged into the user's. */
 export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const satisfies readonly UserField[];

@@ -10,7 +10,7 @@ import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
 import { requestParts } from '../domain/field-rules.js';
-import { SECRET_FIELDS } from '../domain/text-rules.js';
+import { SECRET_FIELDS } from '../domain/field-names.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';

@@ -115,10 +115,6 @@ class JsonElementScanner {
     }
   }
 
-  private get line(): number {
-    return this.scanner.line;
-  }
-
   private scan(): void {
     const text = this.text;
     const length = text.length;
@@ -136,7 +132,7 @@ class JsonElementScanner {
         case Mode.Start:
           if (code === Code.OpenBracket) {
             this.mode = Mode.ArrayElement;
-            this.arrayLine = this.line;
+            this.arrayLine = this.scanner.line;
             pos++;
             continue;
           }
@@ -145,13 +141,13 @@ class JsonElementScanner {
             continue;
           }
           throw this.error(
-            this.line,
+            this.scanner.line,
             `expected a JSON object, an array of objects, or one object per line (NDJSON); found ${describe(code)}`,
           );
         case Mode.Objects:
           if (code !== Code.OpenBrace) {
             throw this.error(
-              this.line,
+              this.scanner.line,
               code === Code.Comma
                 ? 'unexpected "," after a JSON object: give several objects as an array [..] or one object per line'
                 : `expected a JSON object (one per line); found ${describe(code)}`,
@@ -168,7 +164,7 @@ class JsonElementScanner {
           }
           if (code !== Code.OpenBrace) {
             throw this.error(
-              this.line,
+              this.scanner.line,
               code === Code.CloseBracket
                 ? `trailing comma after array element ${this.index - 1}`
                 : `array element ${this.index} is not an object (found ${describe(code)})`,
@@ -188,11 +184,11 @@ class JsonElementScanner {
             continue;
           }
           throw this.error(
-            this.line,
+            this.scanner.line,
             `expected "," or "]" after array element ${this.index - 1}; found ${describe(code)}`,
           );
         case Mode.AfterArray:
-          throw this.error(this.line, `unexpected content after the end of the JSON array: ${describe(code)}`);
+          throw this.error(this.scanner.line, `unexpected content after the end of the JSON array: ${describe(code)}`);
       }
     }
     this.pos = pos;
@@ -200,7 +196,7 @@ class JsonElementScanner {
 
   private beginElement(pos: number): void {
     this.elementStart = pos;
-    this.elementLine = this.line;
+    this.elementLine = this.scanner.line;
     this.elementColumn = this.scanner.column(pos);
     this.scanner.restart();
     this.parts = [];

@@ -40,9 +40,6 @@ export function cannotReadReason(error: unknown): string {
   return describeSystemError(error, 'file') + pipe;
 }
 
-/** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
-type Encoding = string;
-
 async function* rawChunks(
   handle: FileHandle,
   file: string,
@@ -152,7 +149,8 @@ export async function* readUtf8Chunks(
     throw cannotRead(file, error);
   });
   try {
-    let encoding: Encoding | undefined;
+    // UTF-8, UTF-16 (from a BOM), or the label given with --encoding.
+    let encoding: string | undefined;
     let decoder: TextDecoder | undefined;
     let head: Buffer = Buffer.alloc(0);
     // Line feeds in what was yielded: a refusal names its line, at `end` of the `bytes` that follow.
@@ -298,7 +296,7 @@ export async function* readUtf8Chunks(
   }
 }
 
-export function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
+export function bomOf(chunk: Buffer): { encoding: string; length: number } | undefined {
   if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
   if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
   if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', length: 2 };

@@ -25,8 +25,6 @@ export async function readRelationships(chunks: AsyncIterable<Buffer>): Promise<
         external: attributes.get('TargetMode') === 'External',
       });
     },
-    close() {},
-    text() {},
   });
   await readXmlPart(chunks, handler);
   return relationships;
@@ -96,7 +94,6 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
       if (depth === sheetsDepth) sheetsDepth = 0;
       depth--;
     },
-    text() {},
   });
   await readXmlPart(chunks, handler);
   return info;
@@ -209,7 +206,6 @@ export async function readCellFormats(chunks: AsyncIterable<Buffer>): Promise<Ce
       if (name === 'numFmts') inNumFmts = false;
       else if (name === 'cellXfs') inCellXfs = false;
     },
-    text() {},
   });
   await readXmlPart(chunks, handler);
   return formatIds.map((id) => custom.get(id) ?? BUILT_IN_FORMATS.get(id));

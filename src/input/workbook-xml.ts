@@ -21,19 +21,19 @@ export interface XmlHandler {
 }
 
 /**
- * A handler made of three functions: the small parts' handlers are all of this one class, so the tokenizer's
- * calls into a handler see two shapes (this and the sheet's), which V8 keeps fast.
+ * A handler made of three functions (`close` and `text` default to none): the small parts' handlers are all of
+ * this one class, so the tokenizer's calls into a handler see two shapes (this and the sheet's), which V8 keeps fast.
  */
 class PartHandler implements XmlHandler {
   wantsText = false;
   constructor(
     readonly open: XmlHandler['open'],
-    readonly close: XmlHandler['close'],
-    readonly text: XmlHandler['text'],
+    readonly close: XmlHandler['close'] = () => {},
+    readonly text: XmlHandler['text'] = () => {},
   ) {}
 }
 
-export function partHandler(spec: Pick<XmlHandler, 'open' | 'close' | 'text'>): XmlHandler {
+export function partHandler(spec: Pick<XmlHandler, 'open'> & Partial<Pick<XmlHandler, 'close' | 'text'>>): XmlHandler {
   return new PartHandler(spec.open, spec.close, spec.text);
 }
 

@@ -12,7 +12,6 @@ import {
   utcWall,
   wallClockInZone,
   zoneConversionMessage,
-  type WallClock,
 } from '../domain/local-time.js';
 import { isCalendarDate, utcDate } from '../domain/date-time.js';
 import { WARNING_CODES } from '../domain/codes.js';
@@ -107,16 +106,11 @@ export function isDateFormat(numFmt: string | undefined): boolean {
   return known;
 }
 
-function wallClockOf(date: Date): WallClock | undefined {
-  if (!Number.isFinite(date.getTime())) return undefined;
-  // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
-  return utcWall(new Date(Math.round(date.getTime() / 1000) * 1000));
-}
-
 /** `dateOnly`: the cell holds a date and no time (a whole day under a format without one), which no date-time field takes. */
 function dateCell(date: Date, context: CellContext, dateOnly = false): CellReading {
-  const w = wallClockOf(date);
-  if (w === undefined) return { problem: 'the date cell holds no valid date', shown: '#VALUE!' };
+  if (!Number.isFinite(date.getTime())) return { problem: 'the date cell holds no valid date', shown: '#VALUE!' };
+  // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
+  const w = utcWall(new Date(Math.round(date.getTime() / 1000) * 1000));
   const field = context.field;
   const midnight = w.h === 0 && w.mi === 0 && w.s === 0;
   if (field !== undefined && DATE_FIELDS.has(field)) {

@@ -5,7 +5,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
-import { SECRET_FIELDS } from '../domain/text-rules.js';
+import { SECRET_FIELDS } from '../domain/field-names.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
@@ -380,28 +380,6 @@ async function* xlsxRows(
   }
 }
 
-/**
- * A row's cells within the bound of one CSV record (MAX_RECORD_BYTES), counted as read: cells pointing to
- * one long shared string would otherwise copy it into every record, report and message.
- */
-class RowBytes {
-  private bytes = 0;
-
-  add(text: string, file: string, line: number, inHeader: boolean): void {
-    this.bytes += Buffer.byteLength(text);
-    if (this.bytes <= MAX_RECORD_BYTES) return;
-    throw new InputFileError(
-      file,
-      line,
-      `${inHeader ? 'header' : 'row'} too large: row ${line} holds over ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes of text in its cells (the limit for one record, as for a CSV line)`,
-    );
-  }
-
-  reset(): void {
-    this.bytes = 0;
-  }
-}
-
 async function* sheetRows(
   batches: AsyncIterable<ParsedRow[]>,
   file: string,
@@ -416,7 +394,18 @@ async function* sheetRows(
   let headerLine = 0;
   let headerKeys: string[] = [];
   let rows = 0;
-  const rowBytes = new RowBytes();
+  // A row's cells within the bound of one CSV record (MAX_RECORD_BYTES), counted as read: cells pointing to
+  // one long shared string would otherwise copy it into every record, report and message.
+  let rowBytes = 0;
+  const countBytes = (text: string, line: number, inHeader: boolean): void => {
+    rowBytes += Buffer.byteLength(text);
+    if (rowBytes <= MAX_RECORD_BYTES) return;
+    throw new InputFileError(
+      file,
+      line,
+      `${inHeader ? 'header' : 'row'} too large: row ${line} holds over ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes of text in its cells (the limit for one record, as for a CSV line)`,
+    );
+  };
   // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
   const hidden: number[] = [];
   let hiddenCount = 0;
@@ -434,9 +423,9 @@ async function* sheetRows(
               `header cell ${columnLetters(cell.column)}${line}: ${reading.problem}`,
             );
           cells[cell.column - 1] = reading.text.trim();
-          rowBytes.add(reading.text, file, line, true);
+          countBytes(reading.text, line, true);
         }
-        rowBytes.reset();
+        rowBytes = 0;
         for (let i = 0; i < cells.length; i++) cells[i] ??= '';
         while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
         if (cells.length === 0) continue;
@@ -474,7 +463,7 @@ async function* sheetRows(
           );
         }
         cells[column - 1] = text;
-        rowBytes.add(text, file, line, false);
+        countBytes(text, line, false);
         if (field === undefined) continue;
         const secret = SECRET_FIELDS.has(field);
         if ('problem' in reading) {
@@ -493,7 +482,7 @@ async function* sheetRows(
           written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
         else if (typeof value === 'number' && text === plainNumber(value)) bareNumbers.push(field);
       }
-      rowBytes.reset();
+      rowBytes = 0;
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys))
         throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import {
-  ScheduleRequests,
+  prepareScheduleRequest,
   scheduleIdOf,
   Sittings,
   sittingFieldPath,
@@ -201,12 +201,11 @@ async function* scheduleUnits(
 ): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
   ids.start();
   const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined; record: InputRecord }>(defaults);
-  const requests = new ScheduleRequests(defaults);
   for await (const batch of batches) {
     const units: Unit<PreparedSchedule>[] = [];
     for (const record of batch) {
       if (isScheduleRequestRecord(record)) {
-        const { id, prepared } = requests.prepare(record.fields, record.source.line);
+        const { id, prepared } = prepareScheduleRequest(record.fields, record.source.line, defaults);
         const unit = withTextDoubts(
           withRecordFindings(
             { source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written },

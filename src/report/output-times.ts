@@ -16,7 +16,7 @@ import {
   type TimeSettings,
   type WallClock,
 } from '../domain/local-time.js';
-import type { ExcelDate } from './xlsx-workbook.js';
+import type { ExcelDate, WorkbookDateFormats } from './xlsx-workbook.js';
 
 /** How times are written: the zone they are shown in, and the admin's format when one was asked for. */
 export interface OutputTimes {
@@ -134,10 +134,11 @@ export function excelDate(w: WallClock): ExcelDate | undefined {
 
 /**
  * The Excel number formats that show dates and date-times the way the `--date-format` writes
- * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`; literal text escaped, separators as they are); ISO-like without one.
+ * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`; literal text escaped, separators as they are); without one,
+ * none: the workbook's own ISO-like defaults (WorkbookDateFormats).
  */
-export function excelDateFormats(format: DateFormat | undefined): { date: string; dateTime: string } {
-  if (format === undefined) return { date: 'yyyy-mm-dd', dateTime: 'yyyy-mm-dd hh:mm:ss' };
+export function excelDateFormats(format: DateFormat | undefined): WorkbookDateFormats {
+  if (format === undefined) return {};
   const excel = (text: string): string =>
     text
       .split(/(YYYY|MM|DD|HH|mm|ss)/)

@@ -5,7 +5,7 @@ import {
   SCHEDULE_ID_RULE,
   USER_ID_RULE,
 } from '../../src/domain/one-id-per-file.js';
-import { scheduleIdOf, ScheduleRequests } from '../../src/domain/sittings.js';
+import { prepareScheduleRequest, scheduleIdOf } from '../../src/domain/sittings.js';
 import { OneIdPerFile, unitPerRecord } from '../../src/pipeline/record-job.js';
 import type { InputRecord } from '../../src/input/record.js';
 
@@ -97,13 +97,14 @@ describe('OneIdPerFile: an id given twice in one input fails both records', () =
       'ScheduleExtId S-DEFAULT is also on line 3; an id appears once in one file',
     ]);
     expect(problems.every((p) => p?.code === null)).toBe(true);
-    // The request itself names its id and is valid on its own: the rule, not ScheduleRequests, fails it.
-    const request = new ScheduleRequests(defaults).prepare(
+    // The request itself names its id and is valid on its own: the rule, not prepareScheduleRequest, fails it.
+    const request = prepareScheduleRequest(
       {
         Schedule: { AssessmentExtId: 'A-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'G' },
         Candidates: [],
       },
       3,
+      defaults,
     );
     expect(request.id).toBe('S-DEFAULT');
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ScheduleRequests, Sittings, withCandidateLines, type ScheduleDefaults } from '../../src/domain/sittings.js';
+import {
+  prepareScheduleRequest,
+  Sittings,
+  withCandidateLines,
+  type ScheduleDefaults,
+} from '../../src/domain/sittings.js';
 
 const SCHEDULE = {
   AssessmentExtId: 'A-MATH-1',
@@ -179,15 +184,15 @@ describe('Sittings: rows grouped into one request per schedule', () => {
   });
 });
 
-describe('ScheduleRequests: whole requests from JSON', () => {
+describe('prepareScheduleRequest: whole requests from JSON', () => {
   const request = (id?: string) => ({
     Schedule: { ...(id ? { ScheduleExtId: id } : {}), ...SCHEDULE },
     Candidates: [candidate('c-1'), candidate('c-2')],
   });
 
   it('defaults fill what a request leaves out; the request wins over them', () => {
-    const requests = new ScheduleRequests({ schedule: { GroupName: 'From flags', Owner: 'owner-1' }, upsert: true });
-    const { id, prepared } = requests.prepare(request(), 3);
+    const defaults = { schedule: { GroupName: 'From flags', Owner: 'owner-1' }, upsert: true };
+    const { id, prepared } = prepareScheduleRequest(request(), 3, defaults);
     expect(id).toBeNull();
     expect(prepared.ok).toBe(true);
     if (!prepared.ok) return;
