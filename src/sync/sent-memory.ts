@@ -444,8 +444,7 @@ export abstract class SentMemory<P> {
       this.head === undefined ? undefined : [this.head, run, this.attempt, false],
       this.undoneNow,
     );
-    await memory.durable();
-    await this.placed?.writeAhead(run);
+    await this.intentsDurable();
   }
 
   /**
