@@ -352,49 +352,40 @@ export abstract class SentMemory<P> {
    * this runs directory says finished, or older than a run of it, is said; --require-memory refuses it.
    */
   private async missedRun(target: ReportTarget, newest: PopulationRecord): Promise<void> {
-    const missesRun = (await this.cutShortAt(newest)) ?? (await this.laterRunThan(target, newest.run));
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const resumed = this.deps.resume?.record.id;
+    // Cut short: the newest run's start is marked, its end not, but its journal here says it finished (an
+    // older examctl's record marks neither: not judged). Its intents written ahead, taken in from a state
+    // service, are all it sent.
+    const cut =
+      newest.ended === false && newest.run !== resumed && newest.run !== this.placed?.foldedRun
+        ? await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined)
+        : undefined;
+    // Else older: the oldest run here of this command, target, population and sync directory started after it.
+    const [later] =
+      cut === undefined
+        ? await laterFeedingRuns(
+            runsDir,
+            {
+              after: newest.run,
+              command: COMMAND_OF[this.kind],
+              target,
+              population: this.flags.population,
+              syncDir: journaledSyncDir(this.flags.syncDir, this.deps),
+              except: resumed,
+            },
+            currentTrust(),
+          ).catch(() => [])
+        : [];
+    const missesRun: SyncMemoryNote['missesRun'] =
+      cut !== undefined
+        ? { run: newest.run, since: cut, cut: true }
+        : later && { run: later.id, since: later.startedAt, later: true };
     if (missesRun === undefined) return;
     this.found!.missesRun = missesRun;
     const words = missedRunSentence(this.placed!.name, this.flags.population ?? null, missesRun, this.kind);
     if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`);
     await say(this.deps, `warning: ${words}`);
-  }
-
-  /**
-   * The population's newest run, when its start is marked, its end not, but its journal here says
-   * it finished (an older examctl's record marks neither: not judged).
-   */
-  private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
-    // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
-    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun)
-      return undefined;
-    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
-    const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
-    return since === undefined ? undefined : { run: newest.run, since, cut: true };
-  }
-
-  /**
-   * The oldest run here of this command, target, population and sync directory started after
-   * `newest`: the memory misses what it did (docs/sync.md, "When the memory is lost").
-   */
-  private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
-    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
-    const command = COMMAND_OF[this.kind];
-    const syncDir = journaledSyncDir(this.flags.syncDir, this.deps);
-    const later = await laterFeedingRuns(
-      runsDir,
-      {
-        after: newest,
-        command,
-        target,
-        population: this.flags.population,
-        syncDir,
-        except: this.deps.resume?.record.id,
-      },
-      currentTrust(),
-    ).catch(() => []);
-    const oldest = later[0];
-    return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
   /** Refuses the run (the memory closed first): exit 2 with `words` and `code` (E2000 when none fits better). */
