@@ -106,7 +106,10 @@ export async function importMemory(
       options,
       async (service, lockId, present, text) => {
         const replaced = refuseStale(present?.memories);
-        await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
+        // A document that could not be read whole: the serial its JSON says, if any (a service keeps a version per serial).
+        const serial = present?.serial ?? jsonObject(text).serial;
+        const next = (typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0) + 1;
+        await service.write(documentText(target, document.memories, next), lockId);
         return replaced;
       },
     );
@@ -174,12 +177,6 @@ async function underServiceLock<T>(
   } finally {
     await service.close();
   }
-}
-
-/** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
-function serialOf(text: string | undefined): number {
-  const serial = jsonObject(text).serial;
-  return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
 }
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
