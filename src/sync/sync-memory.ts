@@ -169,8 +169,7 @@ export class SyncMemory {
         opened === undefined
           ? emptyContents(file, kind)
           : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
-      const otherInstance = ofOtherInstance(contents, options.instance);
-      if (otherInstance) {
+      if (ofOtherInstance(contents, options.instance)) {
         options.onOtherInstance?.(
           replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined),
         );
