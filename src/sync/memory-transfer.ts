@@ -157,7 +157,7 @@ async function underServiceLock<T>(
     text: string | undefined,
   ) => Promise<T>,
 ): Promise<T> {
-  const service = StateService.at(address, options.env);
+  const service = new StateService(address, options.env);
   try {
     const lock = await service.lock(operation, options.lockTimeoutMs, options.onWait);
     try {
@@ -181,7 +181,7 @@ async function underServiceLock<T>(
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
 export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
-  const service = StateService.at(address, env);
+  const service = new StateService(address, env);
   try {
     return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(
       (contents) => contents.lines > 0,
