@@ -6,6 +6,7 @@
  */
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';
+import { namedFirst } from '../formats/number-format.js';
 import { scheduleEntryOf, type AdoptInput } from './adopt.js';
 
 /** How many missing candidates a refusal names. */
@@ -40,11 +41,10 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
     const missing = (entry.candidates ?? []).filter((id) => !registered.has(id.toLowerCase()));
     if (missing.length === 0) return entry;
-    const named = `${missing.slice(0, NAMED).join(', ')}${missing.length > NAMED ? `, ${missing.length - NAMED} more` : ''}`;
     return {
       field: 'CandidateExtId',
       code: null,
-      message: `${missing.length} of its candidates are not on the local store's schedule (${named}): ${never} (schedule push sends them with --upsert)`,
+      message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
     };
   };
 }

@@ -22,30 +22,16 @@ import { openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
 import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
-import type { SyncMemory } from './sync-memory.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
-
-/** A row adopted: its id, where it came from, what the memory will hold, and what it held before. */
-export interface AdoptedRow {
-  id: string;
-  source: SourceRef;
-  entry: MemoryEntry;
-  before: MemoryEntry | undefined;
-}
-
-/** A row not adopted, and why (its validation problems, or why it has no id to remember). */
-export interface RefusedRow {
-  source: SourceRef;
-  id: string | null;
-  problems: Problem[];
-}
 
 export interface Adoption {
   /** The run id the adopted entries carry: `synced adopt`'s own, a run that sent nothing. */
   run: string;
-  adopted: AdoptedRow[];
-  refused: RefusedRow[];
+  /** Each row adopted: what the memory will hold, and what it held before. */
+  adopted: { id: string; source: SourceRef; entry: MemoryEntry; before: MemoryEntry | undefined }[];
+  /** Each row not adopted, and why (its validation problems, or why it has no id to remember). */
+  refused: { source: SourceRef; id: string | null; problems: Problem[] }[];
 }
 
 /**
@@ -141,7 +127,11 @@ export async function adoptFile<P>(
       if (known.size > 0) joins = known;
     }
     adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf, joins);
-    if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
+    // Every entry, then the population as synced by the adoption's run.
+    if (!dryRun) {
+      for (const { id, entry } of adoption.adopted) placed.memory.record(id, entry);
+      placed.memory.recordPopulation(populationKey(input.population), adoption.run, true, input.digest);
+    }
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.
     await placed.close().catch((closeError: unknown) => say(`examctl: ${messageOf(closeError)}`));
@@ -179,12 +169,6 @@ async function createdBy(
     await handle?.close();
   }
   return created;
-}
-
-/** Records an adoption: every entry, then the population as synced by the adoption's run. */
-function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined, digest?: string): void {
-  for (const { id, entry } of adoption.adopted) memory.record(id, entry);
-  memory.recordPopulation(populationKey(population), adoption.run, true, digest);
 }
 
 /**

@@ -10,9 +10,6 @@ import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 import { SentMemory } from './sent-memory.js';
 import { byKey } from '../domain/key-order.js';
 
-/** What --existing says of an 810 (the ExternalId used already). */
-type ExistingCollection = 'fail' | 'ok';
-
 /** The longest value a difference quotes before it is cut. */
 const QUOTED_MAX = 80;
 
@@ -55,11 +52,11 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
   }
 
   /**
-   * --existing ok (docs/sync.md, "Collections"): an 810 for a collection examctl sent this
-   * target with the same fields is ok, `unchanged`; any other 810 fails, saying why. Without
-   * the flag, or any other answer, the outcome as it was.
+   * --existing ok (docs/sync.md, "Collections"): an 810 (the ExternalId used already) for a collection
+   * examctl sent this target with the same fields is ok, `unchanged`; any other 810 fails, saying why.
+   * Without the flag, or any other answer, the outcome as it was.
    */
-  existing(payload: CollectionRequest, outcome: Outcome, existing: ExistingCollection): Outcome {
+  existing(payload: CollectionRequest, outcome: Outcome, existing: 'fail' | 'ok'): Outcome {
     if (
       existing !== 'ok' ||
       outcome.status !== 'failed' ||

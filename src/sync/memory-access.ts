@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { link, mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory } from '../system/atomic-file.js';
+import { DSYNC_FLAG } from '../system/durable-write.js';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../system/errors.js';
@@ -182,30 +183,26 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
   await assertTrustedMemoryDir(syncDir, dir);
 }
 
-/** A memory file opened for a run: the handle (appends go through it) and what it held when opened. */
-interface OpenedMemoryFile {
-  handle: FileHandle;
-  bytes: Buffer;
-}
+/** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */
+const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /**
  * Opens a memory file once: read-only (undefined when there is none), or for appending, made
  * when absent already holding `born` (its header: `createBorn`), else empty with O_EXCL (0600).
  * Judged on the handle; a link, FIFO, another user's file or one others can write is exit 2
- * naming it.
+ * naming it. Returns the handle (appends go through it) and what the file held when opened.
  */
 export async function openMemoryFile(
   file: string,
   mode: 'read' | 'append',
-  appendFlags: number,
   born?: Buffer,
   limit?: number,
-): Promise<OpenedMemoryFile | undefined> {
+): Promise<{ handle: FileHandle; bytes: Buffer } | undefined> {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;
     try {
-      handle = await open(file, (mode === 'read' ? constants.O_RDONLY : appendFlags) | base);
+      handle = await open(file, (mode === 'read' ? constants.O_RDONLY : APPEND_FLAGS) | base);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP')
@@ -218,7 +215,7 @@ export async function openMemoryFile(
       if (mode === 'read') return undefined;
       if (born !== undefined && attempt < 3 && (await createBorn(file, born))) continue;
       try {
-        handle = await open(file, appendFlags | constants.O_CREAT | constants.O_EXCL | base, 0o600);
+        handle = await open(file, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL | base, 0o600);
       } catch (created) {
         // Another feeder made it between the two opens: open theirs (ours, same user) as it is.
         if ((created as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;

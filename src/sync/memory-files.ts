@@ -1,10 +1,9 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
-import { constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
-import { DSYNC_FLAG } from '../system/durable-write.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -120,7 +119,7 @@ export async function readMemory(
   expected?: ReportTarget,
   limit?: number,
 ): Promise<MemoryContents> {
-  const opened = await openMemoryFile(file, 'read', APPEND_FLAGS, undefined, limit);
+  const opened = await openMemoryFile(file, 'read', undefined, limit);
   if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
   // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
@@ -257,9 +256,6 @@ export async function ofReplacedStore(contents: MemoryContents, deps: CommandDep
   const instance = await targetInstance(contents.target, false, deps).catch(() => undefined);
   return instance !== undefined && ofOtherInstance(contents, instance);
 }
-
-/** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */
-export const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;

@@ -94,7 +94,7 @@ export async function readPlacedMemories(
 ): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
   if (place.kind === 'dir')
     return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
-  const service = StateService.at(place.address, env);
+  const service = new StateService(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) await assertDocumentTarget(document, place.address, target);
@@ -208,7 +208,7 @@ export class ServiceCopy {
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
   static async open(address: string, target: ReportTarget, options: PlaceOptions): Promise<ServiceCopy> {
-    const service = StateService.at(address, options.env);
+    const service = new StateService(address, options.env);
     let lockInfo: StateLockInfo | undefined;
     let syncDir: string | undefined;
     try {

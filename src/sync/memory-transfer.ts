@@ -106,7 +106,10 @@ export async function importMemory(
       options,
       async (service, lockId, present, text) => {
         const replaced = refuseStale(present?.memories);
-        await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
+        // A document that could not be read whole: the serial its JSON says, if any (a service keeps a version per serial).
+        const serial = present?.serial ?? jsonObject(text).serial;
+        const next = (typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0) + 1;
+        await service.write(documentText(target, document.memories, next), lockId);
         return replaced;
       },
     );
@@ -154,7 +157,7 @@ async function underServiceLock<T>(
     text: string | undefined,
   ) => Promise<T>,
 ): Promise<T> {
-  const service = StateService.at(address, options.env);
+  const service = new StateService(address, options.env);
   try {
     const lock = await service.lock(operation, options.lockTimeoutMs, options.onWait);
     try {
@@ -176,15 +179,9 @@ async function underServiceLock<T>(
   }
 }
 
-/** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
-function serialOf(text: string | undefined): number {
-  const serial = jsonObject(text).serial;
-  return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
-}
-
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
 export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
-  const service = StateService.at(address, env);
+  const service = new StateService(address, env);
   try {
     return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(
       (contents) => contents.lines > 0,

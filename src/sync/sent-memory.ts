@@ -85,7 +85,7 @@ const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened (locked
  * when it decides what is sent), --changed-only's verdict, acknowledged requests by digest.
  */
-export class SentMemory<P> {
+export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   protected placed: PlacedMemory | undefined;
@@ -285,8 +285,13 @@ export class SentMemory<P> {
     }
     const population = this.flags.population;
     if (decides && !populationFound && this.flags.requireMemory) {
-      const populations = this.memory!.populations();
-      const missing = missingMemoryWords(target, this.placed!.name, found, this.otherInstance, population, populations);
+      const name = this.placed!.name;
+      const held = [...this.memory!.populations().keys()].sort().map((key) => key || 'the runs without --population');
+      const missing = this.otherInstance
+        ? replacedMemorySentence(name, true)
+        : found
+          ? `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.join(', ') || 'no population'}`
+          : `no sync memory for ${describeTarget(target)} (looked for ${name})`;
       await this.refuse(
         `--require-memory: ${missing}; nothing was sent. ${this.otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
         this.otherInstance ? 'E2504' : 'E2501',
@@ -347,49 +352,40 @@ export class SentMemory<P> {
    * this runs directory says finished, or older than a run of it, is said; --require-memory refuses it.
    */
   private async missedRun(target: ReportTarget, newest: PopulationRecord): Promise<void> {
-    const missesRun = (await this.cutShortAt(newest)) ?? (await this.laterRunThan(target, newest.run));
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const resumed = this.deps.resume?.record.id;
+    // Cut short: the newest run's start is marked, its end not, but its journal here says it finished (an
+    // older examctl's record marks neither: not judged). Its intents written ahead, taken in from a state
+    // service, are all it sent.
+    const cut =
+      newest.ended === false && newest.run !== resumed && newest.run !== this.placed?.foldedRun
+        ? await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined)
+        : undefined;
+    // Else older: the oldest run here of this command, target, population and sync directory started after it.
+    const [later] =
+      cut === undefined
+        ? await laterFeedingRuns(
+            runsDir,
+            {
+              after: newest.run,
+              command: COMMAND_OF[this.kind],
+              target,
+              population: this.flags.population,
+              syncDir: journaledSyncDir(this.flags.syncDir, this.deps),
+              except: resumed,
+            },
+            currentTrust(),
+          ).catch(() => [])
+        : [];
+    const missesRun: SyncMemoryNote['missesRun'] =
+      cut !== undefined
+        ? { run: newest.run, since: cut, cut: true }
+        : later && { run: later.id, since: later.startedAt, later: true };
     if (missesRun === undefined) return;
     this.found!.missesRun = missesRun;
     const words = missedRunSentence(this.placed!.name, this.flags.population ?? null, missesRun, this.kind);
     if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`);
     await say(this.deps, `warning: ${words}`);
-  }
-
-  /**
-   * The population's newest run, when its start is marked, its end not, but its journal here says
-   * it finished (an older examctl's record marks neither: not judged).
-   */
-  private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
-    // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
-    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun)
-      return undefined;
-    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
-    const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
-    return since === undefined ? undefined : { run: newest.run, since, cut: true };
-  }
-
-  /**
-   * The oldest run here of this command, target, population and sync directory started after
-   * `newest`: the memory misses what it did (docs/sync.md, "When the memory is lost").
-   */
-  private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
-    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
-    const command = COMMAND_OF[this.kind];
-    const syncDir = journaledSyncDir(this.flags.syncDir, this.deps);
-    const later = await laterFeedingRuns(
-      runsDir,
-      {
-        after: newest,
-        command,
-        target,
-        population: this.flags.population,
-        syncDir,
-        except: this.deps.resume?.record.id,
-      },
-      currentTrust(),
-    ).catch(() => []);
-    const oldest = later[0];
-    return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
   /** Refuses the run (the memory closed first): exit 2 with `words` and `code` (E2000 when none fits better). */
@@ -439,8 +435,7 @@ export class SentMemory<P> {
       this.head === undefined ? undefined : [this.head, run, this.attempt, false],
       this.undoneNow,
     );
-    await memory.durable();
-    await this.placed?.writeAhead(run);
+    await this.intentsDurable();
   }
 
   /**
@@ -586,9 +581,12 @@ export class SentMemory<P> {
   }
 
   /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
-  protected keptBeside(_id: string, _payload: P, _run: string, _retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
-    return {};
-  }
+  protected abstract keptBeside(
+    id: string,
+    payload: P,
+    run: string,
+    retried?: string,
+  ): Omit<MemoryEntry, 'digest' | 'run'>;
 
   /**
    * Before a request goes (RecordJob.intend): what the memory must believe if its answer is lost
@@ -607,15 +605,19 @@ export class SentMemory<P> {
 
   /**
    * The target refused a request (nothing applied): its intent is taken back (docs/sync.md, "A
-   * request cut short"). One refused as `taken` says the id is on the target (`existing`, below).
+   * request cut short"). One refused as `taken` is on the target: the entry before stands, no longer
+   * tentative, else a bare mark (digest empty: sent again; no fields: not a collection examctl sent;
+   * docs/sync.md, "Created or updated").
    */
   refused(unit: Unit<P>, taken = false): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
     const before = this.entriesBefore.get(unit.prepared.value as object);
     if (before === undefined) return;
-    if (taken) memory.record(unit.id, existing(before, this.run ?? ''));
-    else if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
+    if (taken) {
+      const { tentative: _tentative, ...known } = before ?? { digest: '', run: this.run ?? '' };
+      memory.record(unit.id, known);
+    } else if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
     else memory.record(unit.id, before);
   }
 
@@ -776,35 +778,9 @@ export function registrations(schedules: MemoryEntries | undefined): Map<string,
   return runs;
 }
 
-/**
- * The entry of an id a create was refused as taken: it is on the target. The entry before stands,
- * no longer tentative, else a bare mark (digest empty: sent again; no fields: not a collection examctl
- * sent; docs/sync.md, "Created or updated").
- */
-function existing(before: MemoryEntry | null, run: string): MemoryEntry {
-  if (before === null) return { digest: '', run };
-  const { tentative: _tentative, ...known } = before;
-  return known;
-}
-
 /** The command that feeds each kind of memory, as a run journal names it. */
 const COMMAND_OF: Readonly<Record<SyncKind, string>> = {
   users: 'user sync',
   schedules: 'schedule push',
   collections: 'collection add',
 };
-
-/** What a deciding run found missing, for the refusal: no memory at all, or none of its population (naming those the memory holds). */
-function missingMemoryWords(
-  target: ReportTarget,
-  name: string,
-  found: boolean,
-  otherInstance: boolean,
-  population: string | undefined,
-  populations: ReadonlyMap<string, PopulationRecord>,
-): string {
-  if (otherInstance) return replacedMemorySentence(name, true);
-  if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
-  const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
-  return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;
-}

@@ -3,12 +3,11 @@
  * run that created a user the file holds is refused (docs/sync.md, "Stale input"). No clock decides.
  */
 import { UsageError } from '../system/errors.js';
-import { counted, formatCount } from '../formats/number-format.js';
+import { counted, namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { MemoryEntry } from './sync-memory.js';
 import type { RunFile } from './replayed-file.js';
 
-const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
 /** How many ids and runs the refusal names. */
 const NAMED = 5;
 
@@ -73,19 +72,13 @@ export class StaleInput {
         !this.byRetry(entry.joined),
     );
     if (recent.length === 0) return;
-    const n = formatCount;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();
-    const ids =
-      recent
-        .slice(0, NAMED)
-        .map(([id]) => id)
-        .join(', ') + (recent.length > NAMED ? `, ${n(recent.length - NAMED)} more` : '');
-    const named = runs.slice(0, NAMED).join(', ') + (runs.length > NAMED ? `, ${n(runs.length - NAMED)} more` : '');
+    const ids = recent.map(([id]) => id);
     throw new UsageError(
       terminalLine(
         `--disable-missing would disable ${counted(recent.length, 'user')} examctl created${population === undefined ? '' : ` as --population ${population}`} ` +
-          `in ${runs.length === 1 ? 'a run' : 'runs'} later than every user this file holds (${ids}; created by ${runs.length === 1 ? 'run' : 'runs'} ${named}): ` +
-          `is the file an older export run again? Nothing was sent. If ${recent.length === 1 ? 'it' : 'they'} really left, run again with ${ALLOW_DISABLE_RECENT} (docs/sync.md, "Stale input")`,
+          `in ${runs.length === 1 ? 'a run' : 'runs'} later than every user this file holds (${namedFirst(ids, NAMED)}; created by ${runs.length === 1 ? 'run' : 'runs'} ${namedFirst(runs, NAMED)}): ` +
+          `is the file an older export run again? Nothing was sent. If ${recent.length === 1 ? 'it' : 'they'} really left, run again with --allow-disable-recent (docs/sync.md, "Stale input")`,
       ),
       { code: 'E2502' },
     );

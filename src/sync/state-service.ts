@@ -41,22 +41,17 @@ export class StateService {
   private readonly unlockAddress: string;
   private readonly lockMethod: string;
   private readonly unlockMethod: string;
+  private readonly http: StateHttp;
 
-  private constructor(
-    private readonly http: StateHttp,
-    env: Env,
-  ) {
-    this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? http.address;
-    this.unlockAddress = nonEmpty(env.EXAMCTL_SYNC_UNLOCK_ADDRESS) ?? http.address;
+  /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
+  constructor(address: string, env: Env) {
+    this.http = openStateHttp(address, env);
+    this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? this.http.address;
+    this.unlockAddress = nonEmpty(env.EXAMCTL_SYNC_UNLOCK_ADDRESS) ?? this.http.address;
     this.lockMethod = methodOf(env.EXAMCTL_SYNC_LOCK_METHOD, 'LOCK', 'EXAMCTL_SYNC_LOCK_METHOD');
     this.unlockMethod = methodOf(env.EXAMCTL_SYNC_UNLOCK_METHOD, 'UNLOCK', 'EXAMCTL_SYNC_UNLOCK_METHOD');
     checkStateAddress(this.lockAddress, 'EXAMCTL_SYNC_LOCK_ADDRESS');
     checkStateAddress(this.unlockAddress, 'EXAMCTL_SYNC_UNLOCK_ADDRESS');
-  }
-
-  /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
-  static at(address: string, env: Env): StateService {
-    return new StateService(openStateHttp(address, env), env);
   }
 
   get address(): string {

@@ -31,7 +31,6 @@ import {
   type SyncKind,
 } from './memory-lines.js';
 import {
-  APPEND_FLAGS,
   compact,
   compactIdle,
   emptyContents,
@@ -89,7 +88,7 @@ async function begunAnew(
 ): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
   return underLock(dirname(file), held, options.lockTimeoutMs, async () => {
     const header = Buffer.from(headerLine(kind, target, options.instance), 'utf8');
-    const opened = (await openMemoryFile(file, 'append', APPEND_FLAGS, header))!;
+    const opened = (await openMemoryFile(file, 'append', header))!;
     try {
       const found = memoryOfText(opened.bytes, file, kind, target);
       if (!ofOtherInstance(found, options.instance)) return { contents: found, handle: opened.handle };
@@ -99,7 +98,7 @@ async function begunAnew(
     }
     await opened.handle.close();
     const contents = await compact({ ...emptyContents(file, kind), instance: options.instance }, target);
-    return { contents, handle: (await openMemoryFile(file, 'append', APPEND_FLAGS, header))?.handle };
+    return { contents, handle: (await openMemoryFile(file, 'append', header))?.handle };
   });
 }
 
@@ -163,7 +162,6 @@ export class SyncMemory {
       const opened = await openMemoryFile(
         file,
         options.readOnly ? 'read' : 'append',
-        APPEND_FLAGS,
         Buffer.from(headerLine(kind, target, options.instance), 'utf8'),
       );
       handle = opened?.handle;
@@ -171,8 +169,7 @@ export class SyncMemory {
         opened === undefined
           ? emptyContents(file, kind)
           : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
-      const otherInstance = ofOtherInstance(contents, options.instance);
-      if (otherInstance) {
+      if (ofOtherInstance(contents, options.instance)) {
         options.onOtherInstance?.(
           replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined),
         );
@@ -198,7 +195,7 @@ export class SyncMemory {
           contents = compacted;
           // The compacted file replaced the one open: open it (in the same trusted directory) again.
           await handle?.close();
-          handle = (await openMemoryFile(file, 'append', APPEND_FLAGS))?.handle;
+          handle = (await openMemoryFile(file, 'append'))?.handle;
         }
       }
       if (options.readOnly) await handle?.close();

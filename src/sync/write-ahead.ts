@@ -84,24 +84,17 @@ export async function storeDelta(
   return text.length;
 }
 
-/** What lies on a service beside its document: the deltas read (appended to the document's texts), and a lost run's intents. */
-interface ServiceMemory {
-  deltas: number;
-  deltaBytes: number;
-  /** What a run that never stored its end wrote ahead (intentsToFold), not in the document's texts. */
-  folded: { run: string; lines: KindLines } | undefined;
-}
-
 /**
  * The memory a service holds on top of `document` (none: no memory yet): its deltas appended to
  * its texts, its serial the last delta's, and what a run that never stored its end wrote ahead on
- * that; with `parse`, its memories parsed again with both (a reader's; a run's copy parses its files).
+ * that (`folded`: intentsToFold, not in the document's texts); with `parse`, its memories parsed
+ * again with both (a reader's; a run's copy parses its files). Also how many deltas it read, and their size.
  */
 export async function readServiceMemory(
   service: StateService,
   document: MemoryDocument | undefined,
   parse: boolean,
-): Promise<ServiceMemory> {
+): Promise<{ deltas: number; deltaBytes: number; folded: { run: string; lines: KindLines } | undefined }> {
   const chain =
     document === undefined
       ? []

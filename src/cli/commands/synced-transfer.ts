@@ -153,7 +153,7 @@ export async function runUnlock(
       `${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`,
     );
   }
-  const service = StateService.at(place.address, deps.env);
+  const service = new StateService(place.address, deps.env);
   try {
     await service.unlock({ ID: lockId });
   } finally {
