@@ -258,10 +258,6 @@ export interface RunOutcome<R = never> {
   /** 0 when every item is ok, else 1. */
   exitCode: 0 | 1;
   summary: ReportSummary;
-  /** --max-errors was reached and the rest skipped. */
-  stoppedByMaxErrors: boolean;
-  /** Units the target answered (0: validated only, or nothing valid to send). */
-  answered: number;
   /** What `job.remember` kept. */
   remembered: R[];
 }

@@ -290,8 +290,6 @@ export async function runPipeline<P, R = never>(
   return {
     exitCode: exitCodeFor(summary),
     summary,
-    stoppedByMaxErrors: stop?.kind === 'max-errors',
-    answered: dispatcher.answered,
     remembered: dispatcher.remembered,
   };
 }
