@@ -103,7 +103,7 @@ export async function remoteTargetOf(
   }
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
   if (target.tokenSource !== undefined)
-    visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
+    visibleToken(target.token ?? '', `the token from ${TOKEN_SOURCE_WORDS[target.tokenSource]}`);
   // Never quoted from an input file after this (domain/known-secrets.ts).
   rememberSecret(target.token);
   return target;
@@ -119,16 +119,13 @@ function visibleToken(token: string, from: string): string {
   );
 }
 
-const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
+/** Where a token came from, in words (doctor, the target line): never the token. */
+export const TOKEN_SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
   'token-file': '--token-file',
   env: 'EXAMCTL_TOKEN',
   'profile-file': "the profile's token file",
   profile: 'the profile (stored in the config file)',
 };
-
-export function describeSource(source: TokenSource): string {
-  return SOURCE_WORDS[source];
-}
 
 /** Reads a token file (below), its token checked: the token, its file's loose mode added to `warnings`. */
 export async function readTokenFile(
