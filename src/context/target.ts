@@ -142,7 +142,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
   if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined)
-    return { store: await localStorePath(options, deps), found: false, searched: [] };
+    return { store: await localStorePath(options, deps), found: false };
   const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
