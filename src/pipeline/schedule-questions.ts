@@ -1,4 +1,5 @@
 import { say } from '../formats/terminal-text.js';
+import { namedFirst } from '../formats/number-format.js';
 import type { ScheduleDefaults } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
@@ -37,9 +38,7 @@ export async function sayAfterRun(
     .map((kept) => kept.id);
   const lines = [...said];
   if (generated.length > 0)
-    lines.push(
-      `generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`,
-    );
+    lines.push(`generated ScheduleExtId: ${namedFirst(generated, 5)}${generated.length > 5 ? ' (see --report)' : ''}`);
   if (generated.length === 1)
     lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
   for (const line of lines) await say(deps, line);

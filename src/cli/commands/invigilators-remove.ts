@@ -28,6 +28,7 @@ import {
   type InputFlagOptions,
 } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { namedFirst } from '../../formats/number-format.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -149,8 +150,7 @@ async function sayWhoWasRemoved(
   dryRun: boolean,
   deps: CommandDeps,
 ): Promise<void> {
-  const list = (ids: string[]) =>
-    `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
+  const list = (ids: string[]) => namedFirst(ids, NAMED_IDS);
   const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
   const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
   if (removed.length > 0)
