@@ -4,7 +4,7 @@ import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { resolveSettings, settingText, type RunSettings } from '../context/settings.js';
+import { resolveSettings, settingText, type RunSettings, type SettingFlags } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -16,22 +16,13 @@ import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/loc
 import { idLengthProblem } from '../domain/review-session.js';
 
 /**
- * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
- * global ones that choose the profile whose defaults they complete.
+ * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS, and `--encoding`:
+ * the profile's when not given), plus the global ones that choose the profile whose defaults they complete.
  */
-export interface InputFlagOptions {
-  map?: string[] | undefined;
-  mapFile?: string | undefined;
-  set?: string[] | undefined;
-  dateFormat?: string | undefined;
-  timezone?: string | undefined;
-  /** CSV input without a BOM (`--encoding`); the profile's when not given. */
-  encoding?: string | undefined;
-  profile?: string | undefined;
-  baseUrl?: string | undefined;
-  target?: string | undefined;
-  store?: string | undefined;
-}
+export type InputFlagOptions = Pick<
+  SettingFlags,
+  'map' | 'mapFile' | 'set' | 'dateFormat' | 'timezone' | 'encoding' | 'profile' | 'baseUrl' | 'target' | 'store'
+>;
 
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
 export interface SheetFlagOptions {
