@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { InputRecord } from '../input/record.js';
-import type { HiddenRows } from '../input/xlsx-reader.js';
+import type { XlsxReadOptions } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
@@ -25,10 +25,7 @@ export type InputFlagOptions = Pick<
 >;
 
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
-export interface SheetFlagOptions {
-  sheet?: string | undefined;
-  hiddenRows?: HiddenRows | undefined;
-}
+export type SheetFlagOptions = Pick<XlsxReadOptions, 'sheet' | 'hiddenRows'>;
 
 /** The input flags of a command's options, for readInput and resolveInputFlags. */
 export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
