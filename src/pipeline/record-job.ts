@@ -246,12 +246,12 @@ export function unitPerRecord<P>(
   };
 }
 
-export interface RunOptions extends GlobalOptions {
+export type RunOptions = GlobalOptions & {
   onlyFailed?: boolean;
   /** The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that zone, its dates shown that way. */
   timezone?: string | undefined;
   dateFormat?: string | undefined;
-}
+};
 
 /** How a completed run ended (an interrupted or failed one throws after its report is written). */
 export interface RunOutcome<R = never> {
