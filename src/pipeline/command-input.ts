@@ -233,6 +233,12 @@ export function readInput(
   );
 }
 
+/** The first record an input reads (the read then closed), or undefined for an input of none. */
+export async function firstRecord(records: AsyncIterable<InputRecord>): Promise<InputRecord | undefined> {
+  for await (const record of records) return record;
+  return undefined;
+}
+
 /** Where `--file` is read from: `-` (or a named pipe) is its copy (made before the command ran, see stdin-file.ts). */
 export function inputPathOf(file: string, deps: CommandDeps): string {
   if (file !== '-' && file !== deps.pipedFile) return resolve(deps.cwd, file);

@@ -13,6 +13,7 @@ import { openTargetDirectory } from '../context/target.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import type { ScheduleFieldName, StoreChoices } from '../terminal/prompts.js';
 import { stringOf } from './schedule-input.js';
+import { firstRecord } from './command-input.js';
 
 /*
  * What `schedule push` asks and says before it sends: the required schedule fields a candidates
@@ -106,11 +107,7 @@ export async function completeRequiredFields(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<AskedFields | undefined> {
-  let first: InputRecord | undefined;
-  for await (const record of records()) {
-    first = record;
-    break;
-  }
+  const first = await firstRecord(records());
   if (first === undefined || isScheduleRequestRecord(first)) return undefined;
   const header = new Set(fieldColumns(first, shaping).map(normalizeColumnName));
   const missing = (Object.keys(REQUIRED_FIELD_FLAGS) as RequiredField[]).filter(
