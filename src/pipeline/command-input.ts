@@ -27,12 +27,6 @@ export type InputFlagOptions = Pick<
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
 export type SheetFlagOptions = Pick<XlsxReadOptions, 'sheet' | 'hiddenRows'>;
 
-/** The input flags of a command's options, for readInput and resolveInputFlags. */
-export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
-  const { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store } = options;
-  return { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store };
-}
-
 /**
  * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
  * profile (context/settings.ts). A flag wins over the profile for the same column, field or setting.

@@ -19,7 +19,6 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import {
   displayNameOf,
-  inputFlagsOf,
   inputPathOf,
   inputShaping,
   noteRead,
@@ -186,12 +185,7 @@ async function idEntries(
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
-    const shaping = await inputShaping(
-      inputFlagsOf(flags),
-      deps,
-      [{ name: 'UserExtId', kind: 'string' }],
-      'invigilators remove',
-    );
+    const shaping = await inputShaping(flags, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),

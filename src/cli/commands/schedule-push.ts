@@ -8,7 +8,6 @@ import type { RecordJob } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { inputFlagsOf } from '../../pipeline/command-input.js';
 import {
   createdUnlessUpsert,
   describeRequests,
@@ -59,7 +58,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
     (payload) => payload.request,
   );
   const { defaults, records, units, readIds, shaping } = await schedulePushInput(
-    { file, schedule, workflow, upsert, ...input, ...inputFlagsOf({ ...input, ...globals }), ...fieldFlags },
+    { file, schedule, workflow, upsert, ...input, ...globals, ...fieldFlags },
     deps,
   );
   const sent = await schedulePinToSend(
