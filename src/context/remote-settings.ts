@@ -8,18 +8,10 @@ import { tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { Env } from '../system/env-values.js';
+import type { GlobalOptions } from '../flags/global-options.js';
 
-export interface RemoteTargetInput {
-  /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
-  baseUrl?: string;
-  /** --token-file (beats EXAMCTL_TOKEN, which beats the profile). */
-  tokenFile?: string;
-  /** --profile (falls back to EXAMCTL_PROFILE, then the config's default profile). */
-  profile?: string;
-  env: Env;
-  /** Base for a relative --token-file. Default process.cwd(). */
-  cwd?: string;
-}
+/** The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a relative --token-file. */
+export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> & { env: Env; cwd?: string };
 
 export type TokenSource = 'token-file' | 'env' | 'profile-file' | 'profile';
 
