@@ -210,17 +210,12 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
   });
 }
 
-export interface ProfileUpdate {
-  baseUrl?: string;
-  /** Replaces any stored token. */
-  tokenFile?: string;
-  /** Replaces any token file. */
-  token?: string;
-  defaults?: ProfileDefaults;
+/** A profile's fields to set (a token file replaces a stored token, and the other way round), and its defaults to unset. */
+export type ProfileUpdate = Pick<Profile, 'baseUrl' | 'tokenFile' | 'token' | 'defaults'> & {
   /** Settings removed from the profile's defaults (after `defaults` is merged in). */
   unset?: readonly (keyof ProfileDefaults)[];
   makeDefault?: boolean;
-}
+};
 
 /** Concurrent writers each keep their change. */
 async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown): Promise<ExamctlConfig> {
