@@ -38,12 +38,7 @@ export async function outputSettings(
   flags: OutputFlags,
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
-): Promise<{
-  times: TimeSettings;
-  delimiter: OutputFlags['delimiter'];
-  decimalSeparator: OutputFlags['decimalSeparator'];
-  profile?: string;
-}> {
+) {
   const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
   return {
     times: {
