@@ -108,10 +108,6 @@ export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boole
 }
 
 /** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
-export function promptIoOf(deps: CommandDeps): {
-  input?: NodeJS.ReadableStream;
-  output?: NodeJS.WritableStream;
-  signal?: AbortSignal;
-} {
+export function promptIoOf(deps: CommandDeps) {
   return { ...deps.promptIo, signal: deps.signal };
 }

@@ -100,10 +100,6 @@ export function configPath(env: Env = process.env): string {
   return path.join(configDir(env), 'config.json');
 }
 
-function emptyConfig(): ExamctlConfig {
-  return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
-}
-
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
 export async function loadConfig(env: Env = process.env, toChange = false): Promise<ExamctlConfig> {
   const file = configPath(env);
@@ -124,7 +120,8 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
       throw new UsageError(
         `${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`,
       );
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
   // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them out.
@@ -213,17 +210,12 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
   });
 }
 
-export interface ProfileUpdate {
-  baseUrl?: string;
-  /** Replaces any stored token. */
-  tokenFile?: string;
-  /** Replaces any token file. */
-  token?: string;
-  defaults?: ProfileDefaults;
+/** A profile's fields to set (a token file replaces a stored token, and the other way round), and its defaults to unset. */
+export type ProfileUpdate = Pick<Profile, 'baseUrl' | 'tokenFile' | 'token' | 'defaults'> & {
   /** Settings removed from the profile's defaults (after `defaults` is merged in). */
   unset?: readonly (keyof ProfileDefaults)[];
   makeDefault?: boolean;
-}
+};
 
 /** Concurrent writers each keep their change. */
 async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown): Promise<ExamctlConfig> {

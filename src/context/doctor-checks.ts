@@ -79,9 +79,9 @@ export async function checkRemote(
 ): Promise<DoctorReport> {
   const { baseUrl, profile, tokenSource } = target;
   const report: DoctorReport = { healthy: false, target: 'remote', baseUrl, checks: [] };
-  const { describeSource } = await import('./remote-settings.js');
+  const { TOKEN_SOURCE_WORDS } = await import('./remote-settings.js');
   if (profile !== undefined) report.profile = profile;
-  report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
+  report.token = tokenSource !== undefined ? { set: true, source: TOKEN_SOURCE_WORDS[tokenSource] } : { set: false };
   report.checks.push({
     name: 'target',
     status: 'ok',

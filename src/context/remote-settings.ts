@@ -8,18 +8,10 @@ import { tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { Env } from '../system/env-values.js';
+import type { GlobalOptions } from '../flags/global-options.js';
 
-export interface RemoteTargetInput {
-  /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
-  baseUrl?: string;
-  /** --token-file (beats EXAMCTL_TOKEN, which beats the profile). */
-  tokenFile?: string;
-  /** --profile (falls back to EXAMCTL_PROFILE, then the config's default profile). */
-  profile?: string;
-  env: Env;
-  /** Base for a relative --token-file. Default process.cwd(). */
-  cwd?: string;
-}
+/** The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a relative --token-file. */
+export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> & { env: Env; cwd?: string };
 
 export type TokenSource = 'token-file' | 'env' | 'profile-file' | 'profile';
 
@@ -103,7 +95,7 @@ export async function remoteTargetOf(
   }
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
   if (target.tokenSource !== undefined)
-    visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
+    visibleToken(target.token ?? '', `the token from ${TOKEN_SOURCE_WORDS[target.tokenSource]}`);
   // Never quoted from an input file after this (domain/known-secrets.ts).
   rememberSecret(target.token);
   return target;
@@ -119,16 +111,13 @@ function visibleToken(token: string, from: string): string {
   );
 }
 
-const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
+/** Where a token came from, in words (doctor, the target line): never the token. */
+export const TOKEN_SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
   'token-file': '--token-file',
   env: 'EXAMCTL_TOKEN',
   'profile-file': "the profile's token file",
   profile: 'the profile (stored in the config file)',
 };
-
-export function describeSource(source: TokenSource): string {
-  return SOURCE_WORDS[source];
-}
 
 /** Reads a token file (below), its token checked: the token, its file's loose mode added to `warnings`. */
 export async function readTokenFile(

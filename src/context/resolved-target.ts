@@ -1,7 +1,7 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import type { ProfileNote, ReportTarget } from '../report/run-report.js';
-import type { TokenSource } from './remote-settings.js';
+import type { RemoteTarget } from './remote-settings.js';
 
 /* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
 
@@ -25,17 +25,12 @@ interface RemoteConnection {
  */
 export type ResolvedTarget = (
   | { kind: 'local'; store: string; report: ReportTarget }
-  | {
+  // No tokenSource: no token anywhere (a dry run needs none; sending fails with a usage error).
+  | (Pick<RemoteTarget, 'baseUrl' | 'profile' | 'tokenSource' | 'tokenFile'> & {
       kind: 'remote';
-      baseUrl: string;
-      profile?: string;
-      /** Absent: no token anywhere (a dry run needs none; sending fails with a usage error). */
-      tokenSource?: TokenSource;
-      /** The file the token was read from, when it was (doctor checks its permissions). */
-      tokenFile?: string;
       report: ReportTarget;
       remote: RemoteConnection;
-    }
+    })
 ) & {
   /** Where the target and its token came from and the profile the run uses (or the default one it set aside), for the report's header. */
   note?: { targetFrom: string; tokenFrom?: string; profile?: ProfileNote };

@@ -7,17 +7,14 @@ import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type Profil
 import type { ProfileNote } from '../report/run-report.js';
 import { flagOf } from '../runs/recorded-options.js';
 import type { RecordKind } from '../domain/columns.js';
+import type { GlobalOptions } from '../flags/global-options.js';
 import { isGiven } from '../domain/field-rules.js';
 import { normalizeColumnName as fieldKey } from '../formats/column-name.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
-export type SettingFlags = {
-  target?: string;
-  store?: string;
-  baseUrl?: string;
-  profile?: string;
+export type SettingFlags = Pick<GlobalOptions, 'target' | 'store' | 'baseUrl' | 'profile'> & {
   map?: readonly string[];
   set?: readonly string[];
 } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;

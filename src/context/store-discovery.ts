@@ -26,10 +26,6 @@ export interface StoreDiscovery {
   store: string;
   /** True when an existing store was found (here or in a parent); false: the current directory's, not there yet. */
   found: boolean;
-  /** The directories whose store was looked for, nearest first. */
-  searched: string[];
-  /** Where and why the search stopped before the home directory or the root, if it did. */
-  stopped?: { dir: string; reason: string };
 }
 
 /** The directories to look in, nearest first: `start`, then its parents, stopping before `home` and the root. */
@@ -58,16 +54,12 @@ export async function discoverStore(options: {
   storeName: string;
   probe: StoreProbe;
 }): Promise<StoreDiscovery> {
-  const searched: string[] = [];
   for (const dir of searchDirectories(options.cwd, options.home)) {
-    const reason = await options.probe.stopAt?.(dir);
-    if (reason !== undefined)
-      return { store: join(resolve(options.cwd), options.storeName), found: false, searched, stopped: { dir, reason } };
-    searched.push(dir);
+    if ((await options.probe.stopAt?.(dir)) !== undefined) break;
     const candidate = join(dir, options.storeName);
-    if (await options.probe.isStore(candidate)) return { store: candidate, found: true, searched };
+    if (await options.probe.isStore(candidate)) return { store: candidate, found: true };
   }
-  return { store: join(resolve(options.cwd), options.storeName), found: false, searched };
+  return { store: join(resolve(options.cwd), options.storeName), found: false };
 }
 
 /**

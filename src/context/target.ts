@@ -7,7 +7,7 @@ import { DEMO_WORLD } from '../system/shipped-file.js';
 import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
-import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
+import { NO_TOKEN_MESSAGE, TOKEN_SOURCE_WORDS, type RemoteTarget } from './remote-settings.js';
 import type { RunSettings, SettingFlags } from './settings.js';
 import { isCiEnvironment } from '../terminal/prompt-state.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
@@ -142,7 +142,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
   if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined)
-    return { store: await localStorePath(options, deps), found: false, searched: [] };
+    return { store: await localStorePath(options, deps), found: false };
   const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
@@ -242,7 +242,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
       : undefined;
   const tokenFrom =
     target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false
-      ? describeSource(target.tokenSource)
+      ? TOKEN_SOURCE_WORDS[target.tokenSource]
       : other;
   // A token given here never goes to the URL of a default profile nothing named.
   if (from.startsWith('profile ') && record?.via === 'the default profile' && tokenFrom !== undefined) {

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import type { InputRecord } from '../input/record.js';
-import type { HiddenRows } from '../input/xlsx-reader.js';
+import type { XlsxReadOptions } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { resolveSettings, settingText, type RunSettings } from '../context/settings.js';
+import { resolveSettings, settingText, type RunSettings, type SettingFlags } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -16,34 +16,16 @@ import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/loc
 import { idLengthProblem } from '../domain/review-session.js';
 
 /**
- * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
- * global ones that choose the profile whose defaults they complete.
+ * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS, and `--encoding`:
+ * the profile's when not given), plus the global ones that choose the profile whose defaults they complete.
  */
-export interface InputFlagOptions {
-  map?: string[] | undefined;
-  mapFile?: string | undefined;
-  set?: string[] | undefined;
-  dateFormat?: string | undefined;
-  timezone?: string | undefined;
-  /** CSV input without a BOM (`--encoding`); the profile's when not given. */
-  encoding?: string | undefined;
-  profile?: string | undefined;
-  baseUrl?: string | undefined;
-  target?: string | undefined;
-  store?: string | undefined;
-}
+export type InputFlagOptions = Pick<
+  SettingFlags,
+  'map' | 'mapFile' | 'set' | 'dateFormat' | 'timezone' | 'encoding' | 'profile' | 'baseUrl' | 'target' | 'store'
+>;
 
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
-export interface SheetFlagOptions {
-  sheet?: string | undefined;
-  hiddenRows?: HiddenRows | undefined;
-}
-
-/** The input flags of a command's options, for readInput and resolveInputFlags. */
-export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
-  const { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store } = options;
-  return { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store };
-}
+export type SheetFlagOptions = Pick<XlsxReadOptions, 'sheet' | 'hiddenRows'>;
 
 /**
  * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
@@ -243,6 +225,12 @@ export function readInput(
       keptRecords: (field) => shaped?.keptRecords?.(field),
     },
   );
+}
+
+/** The first record an input reads (the read then closed), or undefined for an input of none. */
+export async function firstRecord(records: AsyncIterable<InputRecord>): Promise<InputRecord | undefined> {
+  for await (const record of records) return record;
+  return undefined;
 }
 
 /** Where `--file` is read from: `-` (or a named pipe) is its copy (made before the command ran, see stdin-file.ts). */

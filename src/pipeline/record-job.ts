@@ -246,22 +246,18 @@ export function unitPerRecord<P>(
   };
 }
 
-export interface RunOptions extends GlobalOptions {
+export type RunOptions = GlobalOptions & {
   onlyFailed?: boolean;
   /** The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that zone, its dates shown that way. */
   timezone?: string | undefined;
   dateFormat?: string | undefined;
-}
+};
 
 /** How a completed run ended (an interrupted or failed one throws after its report is written). */
 export interface RunOutcome<R = never> {
   /** 0 when every item is ok, else 1. */
   exitCode: 0 | 1;
   summary: ReportSummary;
-  /** --max-errors was reached and the rest skipped. */
-  stoppedByMaxErrors: boolean;
-  /** Units the target answered (0: validated only, or nothing valid to send). */
-  answered: number;
   /** What `job.remember` kept. */
   remembered: R[];
 }

@@ -17,6 +17,7 @@ import { ReplaceFailedError } from '../system/atomic-file.js';
 import { assertNotRead, earlierIs } from '../context/out-file.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
+import type { RunOptions } from './record-job.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
@@ -165,13 +166,8 @@ class GuardedFileSink implements ReportSink {
  */
 export async function openRunReport(
   header: ReportHeader,
-  /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
-  options: GlobalOptions & {
-    onlyFailed?: boolean;
-    timezone?: string | undefined;
-    dateFormat?: string | undefined;
-    plannedRun?: string | undefined;
-  },
+  /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates. */
+  options: RunOptions & { plannedRun?: string | undefined },
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},

@@ -10,8 +10,7 @@ import { cutCellsWords } from '../report/xlsx-workbook.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { say } from '../formats/terminal-text.js';
 import * as cells from '../report/review-session-csv.js';
-import type { XlsxReadOptions } from '../input/xlsx-reader.js';
-import { displayNameOf, inputPathOf, refuseTooLong, sayOnce } from './command-input.js';
+import { displayNameOf, inputPathOf, refuseTooLong, sayOnce, type SheetFlagOptions } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
 /*
@@ -39,12 +38,7 @@ export async function outputSettings(
   flags: OutputFlags,
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
-): Promise<{
-  times: TimeSettings;
-  delimiter: OutputFlags['delimiter'];
-  decimalSeparator: OutputFlags['decimalSeparator'];
-  profile?: string;
-}> {
+) {
   const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
   return {
     times: {
@@ -59,7 +53,7 @@ export async function outputSettings(
 
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
 export async function idsOf(
-  options: { externalIds?: string[]; file?: string } & Pick<XlsxReadOptions, 'sheet' | 'hiddenRows'>,
+  options: { externalIds?: string[]; file?: string } & SheetFlagOptions,
   deps: CommandDeps,
 ): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];

@@ -36,6 +36,7 @@ import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
 // A plan's modules (their zod schema) load only for --plan-out or examctl apply: every other run starts without them.
 import type { PlanTap } from './plan-tap.js';
+import { firstRecord } from './command-input.js';
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
@@ -290,8 +291,6 @@ export async function runPipeline<P, R = never>(
   return {
     exitCode: exitCodeFor(summary),
     summary,
-    stoppedByMaxErrors: stop?.kind === 'max-errors',
-    answered: dispatcher.answered,
     remembered: dispatcher.remembered,
   };
 }
@@ -588,11 +587,7 @@ async function checkReportFits(
 ): Promise<void> {
   const report = options.report;
   if (report === undefined || reportFormatOf(report) !== 'xlsx') return;
-  let header: readonly string[] | undefined;
-  for await (const record of records()) {
-    header = record.raw?.header;
-    break;
-  }
+  const header = (await firstRecord(records()))?.raw?.header;
   const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([
     import('../report/xlsx-report-writer.js'),
     import('../report/xlsx-workbook.js'),

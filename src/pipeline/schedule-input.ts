@@ -108,20 +108,6 @@ export function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Splits `keys` off `options`, typed so that what is left no longer holds them. */
-export function takeFlags<T extends object, K extends keyof T>(
-  options: T,
-  keys: readonly K[],
-): { taken: Pick<T, K>; rest: Omit<T, K> } {
-  const taken = {} as Pick<T, K>;
-  const rest: Partial<T> = { ...options };
-  for (const key of keys) {
-    taken[key] = options[key];
-    delete rest[key];
-  }
-  return { taken, rest: rest as Omit<T, K> };
-}
-
 async function scheduleDefaults(
   scheduleFile: string | undefined,
   fieldFlags: FieldFlags,

@@ -1,4 +1,5 @@
 import { say } from '../formats/terminal-text.js';
+import { namedFirst } from '../formats/number-format.js';
 import type { ScheduleDefaults } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
@@ -12,6 +13,7 @@ import { openTargetDirectory } from '../context/target.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import type { ScheduleFieldName, StoreChoices } from '../terminal/prompts.js';
 import { stringOf } from './schedule-input.js';
+import { firstRecord } from './command-input.js';
 
 /*
  * What `schedule push` asks and says before it sends: the required schedule fields a candidates
@@ -37,9 +39,7 @@ export async function sayAfterRun(
     .map((kept) => kept.id);
   const lines = [...said];
   if (generated.length > 0)
-    lines.push(
-      `generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`,
-    );
+    lines.push(`generated ScheduleExtId: ${namedFirst(generated, 5)}${generated.length > 5 ? ' (see --report)' : ''}`);
   if (generated.length === 1)
     lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
   for (const line of lines) await say(deps, line);
@@ -107,11 +107,7 @@ export async function completeRequiredFields(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<AskedFields | undefined> {
-  let first: InputRecord | undefined;
-  for await (const record of records()) {
-    first = record;
-    break;
-  }
+  const first = await firstRecord(records());
   if (first === undefined || isScheduleRequestRecord(first)) return undefined;
   const header = new Set(fieldColumns(first, shaping).map(normalizeColumnName));
   const missing = (Object.keys(REQUIRED_FIELD_FLAGS) as RequiredField[]).filter(

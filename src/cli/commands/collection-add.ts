@@ -17,7 +17,6 @@ import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
 import {
   idOf,
-  inputFlagsOf,
   readInput,
   sourceRowsOf,
   type InputFlagOptions,
@@ -54,11 +53,7 @@ export async function run(given: CollectionAddOptions, deps: CommandDeps, target
   );
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
-    ...(await collectionAddInput(
-      { file, ...input, ...inputFlagsOf({ ...input, ...globals }), ...fields },
-      options,
-      deps,
-    )),
+    ...(await collectionAddInput({ file, ...input, ...globals, ...fields }, options, deps)),
     prepare: async () => void (await memory.open(existing === 'ok')),
     confirmAction: 'send',
     send: async (api, collection, callOptions) =>

@@ -19,12 +19,10 @@ import { BUILD_ID } from '../../version.js';
  */
 export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
-  let tokenFile: string | undefined;
   let resolved: ResolvedTarget | undefined;
   try {
     const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
-    if (target.kind === 'remote') tokenFile = target.tokenFile;
     if (target.kind === 'remote') await target.remote.checkBaseUrl();
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
@@ -37,6 +35,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
       checks: [{ name: 'target', status: 'fail', detail: error.message }],
     };
   }
+  const tokenFile = resolved?.kind === 'remote' ? resolved.tokenFile : undefined;
   report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
   if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));
   report.healthy = !report.checks.some((check) => check.status === 'fail');

@@ -19,7 +19,6 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import {
   displayNameOf,
-  inputFlagsOf,
   inputPathOf,
   inputShaping,
   noteRead,
@@ -28,6 +27,7 @@ import {
   type InputFlagOptions,
 } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { namedFirst } from '../../formats/number-format.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -149,8 +149,7 @@ async function sayWhoWasRemoved(
   dryRun: boolean,
   deps: CommandDeps,
 ): Promise<void> {
-  const list = (ids: string[]) =>
-    `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
+  const list = (ids: string[]) => namedFirst(ids, NAMED_IDS);
   const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
   const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
   if (removed.length > 0)
@@ -186,12 +185,7 @@ async function idEntries(
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
-    const shaping = await inputShaping(
-      inputFlagsOf(flags),
-      deps,
-      [{ name: 'UserExtId', kind: 'string' }],
-      'invigilators remove',
-    );
+    const shaping = await inputShaping(flags, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),

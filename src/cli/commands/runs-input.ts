@@ -9,7 +9,8 @@ import {
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { RecordJob, Unit } from '../../pipeline/record-job.js';
 import type { TableHeader } from '../../input/index.js';
-import { runProfileOf, type RunInput, type TableRow } from '../../pipeline/run-show.js';
+import { runProfileOf, type RunInput } from '../../pipeline/run-show.js';
+import { firstRecord } from '../../pipeline/command-input.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
 import type { CliDeps } from '../command-declaration.js';
@@ -67,11 +68,7 @@ export async function runInput(
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
     // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
-    let table: TableRow | undefined;
-    for await (const record of input.records()) {
-      table = record.raw;
-      break;
-    }
+    const table = (await firstRecord(input.records()))?.raw;
     return { units: () => units(input), count, ...notes, table, header: tableHeader };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

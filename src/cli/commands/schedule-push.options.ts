@@ -29,6 +29,100 @@ export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
   ),
 ] as const);
 
+/** The flags of the Schedule's fields (context/settings.ts, FLAG_FIELDS), with --pin-file. */
+export const SCHEDULE_FIELD_OPTIONS = grouped(HELP_GROUP.scheduleFields, [
+  brief(
+    undefined,
+    option(
+      '--schedule-id <id>',
+      'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")',
+    ),
+    'a new id examctl names',
+  ),
+  brief(
+    'AssessmentExtId: the assessment to sit',
+    option('--assessment <id>', 'AssessmentExtId: the assessment to sit'),
+  ),
+  brief(undefined, option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
+  brief(
+    'StartDateTime, e.g. 2026-12-01T09:00:00Z',
+    option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z'),
+  ),
+  brief(
+    undefined,
+    option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'),
+    'start + duration + 60 min',
+  ),
+  brief(
+    "GroupExtId: the candidates' group (created if new)",
+    option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)'),
+  ),
+  brief('GroupName: title of that group', option('--group-name <name>', 'GroupName: title of that group')),
+  brief(
+    "ScheduleGroupExtId: the schedule's hierarchy",
+    option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
+    'root',
+  ),
+  brief(
+    'ScheduleGroupName: title of that hierarchy',
+    option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
+  ),
+  brief(
+    'Owner: user name of the owner',
+    option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
+    'API settings owner',
+  ),
+  kept(
+    brief(
+      'PIN for candidates (shows in ps: prefer --pin-file)',
+      option(
+        '--pin <pin>',
+        'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN',
+      ),
+    ),
+    { notKept: 'a secret: its SHA-256 is kept, and runs resume asks for --pin again' },
+  ),
+  kept(
+    brief(
+      'read the PIN from this file (or EXAMCTL_PIN)',
+      option(
+        '--pin-file <file>',
+        'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked',
+      ),
+      'asked',
+    ),
+    {
+      notKept: 'where the PIN came from: runs resume asks for it again',
+    },
+  ),
+  brief(
+    'UseProctoringService',
+    option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
+    "the assessment's option",
+  ),
+  option('--no-proctoring', 'UseProctoringService false'),
+  brief(
+    undefined,
+    option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
+    'global template',
+  ),
+  brief(
+    'LockExamOnConnectionLoss',
+    option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'),
+    "the service's",
+  ),
+  option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false'),
+  brief(
+    'UseKeyCode: log in with keycode slips',
+    option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'),
+    "the service's",
+  ),
+  option('--no-keycode', 'UseKeyCode false'),
+  brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), "the service's"),
+  option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
+  option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
+] as const);
+
 /** What makes each schedule request beside the file: the workflow, --upsert, and the schedule fields. */
 export const SCHEDULE_REQUEST_OPTIONS = [
   ...grouped(HELP_GROUP.request, [
@@ -48,98 +142,7 @@ export const SCHEDULE_REQUEST_OPTIONS = [
       ),
     ),
   ] as const),
-  ...grouped(HELP_GROUP.scheduleFields, [
-    brief(
-      undefined,
-      option(
-        '--schedule-id <id>',
-        'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")',
-      ),
-      'a new id examctl names',
-    ),
-    brief(
-      'AssessmentExtId: the assessment to sit',
-      option('--assessment <id>', 'AssessmentExtId: the assessment to sit'),
-    ),
-    brief(undefined, option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
-    brief(
-      'StartDateTime, e.g. 2026-12-01T09:00:00Z',
-      option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z'),
-    ),
-    brief(
-      undefined,
-      option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'),
-      'start + duration + 60 min',
-    ),
-    brief(
-      "GroupExtId: the candidates' group (created if new)",
-      option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)'),
-    ),
-    brief('GroupName: title of that group', option('--group-name <name>', 'GroupName: title of that group')),
-    brief(
-      "ScheduleGroupExtId: the schedule's hierarchy",
-      option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
-      'root',
-    ),
-    brief(
-      'ScheduleGroupName: title of that hierarchy',
-      option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
-    ),
-    brief(
-      'Owner: user name of the owner',
-      option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
-      'API settings owner',
-    ),
-    kept(
-      brief(
-        'PIN for candidates (shows in ps: prefer --pin-file)',
-        option(
-          '--pin <pin>',
-          'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN',
-        ),
-      ),
-      { notKept: 'a secret: its SHA-256 is kept, and runs resume asks for --pin again' },
-    ),
-    kept(
-      brief(
-        'read the PIN from this file (or EXAMCTL_PIN)',
-        option(
-          '--pin-file <file>',
-          'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked',
-        ),
-        'asked',
-      ),
-      {
-        notKept: 'where the PIN came from: runs resume asks for it again',
-      },
-    ),
-    brief(
-      'UseProctoringService',
-      option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
-      "the assessment's option",
-    ),
-    option('--no-proctoring', 'UseProctoringService false'),
-    brief(
-      undefined,
-      option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
-      'global template',
-    ),
-    brief(
-      'LockExamOnConnectionLoss',
-      option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'),
-      "the service's",
-    ),
-    option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false'),
-    brief(
-      'UseKeyCode: log in with keycode slips',
-      option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'),
-      "the service's",
-    ),
-    option('--no-keycode', 'UseKeyCode false'),
-    brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), "the service's"),
-    option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
-    option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
-  ] as const),
+  ...SCHEDULE_FIELD_OPTIONS,
 ] as const;
 
 /** The flags after the request's: the sync memory's (docs/sync.md) and --clear-pin; `run` takes them out as one. */

@@ -8,14 +8,11 @@ import type { RecordJob } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { inputFlagsOf } from '../../pipeline/command-input.js';
-import { FLAG_FIELDS } from '../../context/settings.js';
 import {
   createdUnlessUpsert,
   describeRequests,
   schedulePushInput,
   sendSchedule,
-  takeFlags,
   withChosenScheduleId,
 } from '../../pipeline/schedule-input.js';
 import {
@@ -29,7 +26,12 @@ import {
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
-import { SCHEDULE_PUSH, SCHEDULE_PUSH_SYNC_OPTIONS, type SchedulePushOptions } from './schedule-push.options.js';
+import {
+  SCHEDULE_FIELD_OPTIONS,
+  SCHEDULE_PUSH,
+  SCHEDULE_PUSH_SYNC_OPTIONS,
+  type SchedulePushOptions,
+} from './schedule-push.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
@@ -40,10 +42,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   const [{ clearPin, ...memoryFlags }, { file, schedule, workflow, upsert, pinFile, planOut: _planOut, ...rest }] =
     takeTableFlags(own, SCHEDULE_PUSH_SYNC_OPTIONS);
   const { onlyFailed, timezone, dateFormat } = input;
-  const { taken: fieldFlags, rest: globals } = takeFlags(
-    rest,
-    Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[],
-  );
+  const [fieldFlags, globals] = takeTableFlags(rest, SCHEDULE_FIELD_OPTIONS);
   const options = onlyGlobals(globals);
   const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
   // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
@@ -59,7 +58,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
     (payload) => payload.request,
   );
   const { defaults, records, units, readIds, shaping } = await schedulePushInput(
-    { file, schedule, workflow, upsert, ...input, ...inputFlagsOf({ ...input, ...globals }), ...fieldFlags },
+    { file, schedule, workflow, upsert, ...input, ...globals, ...fieldFlags },
     deps,
   );
   const sent = await schedulePinToSend(

@@ -10,7 +10,7 @@ import { isGiven } from '../../domain/field-rules.js';
 import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
-import { inputFlagsOf, inputPathOf } from '../../pipeline/command-input.js';
+import { inputPathOf } from '../../pipeline/command-input.js';
 import { fileDigest } from '../../sync/replayed-file.js';
 import { refuseOthersMemoryFile } from '../../context/loose-permissions.js';
 import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
@@ -45,7 +45,7 @@ export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, targe
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
   for (const file of files ?? []) {
-    const read = userSyncInput({ file, ...input, ...inputFlagsOf({ ...input, ...globals }) }, deps);
+    const read = userSyncInput({ file, ...input, ...globals }, deps);
     const source = new RecordSource(() => read.records(), false, 'user sync');
     const adoption = await userAdoption(userUnit, population, tentative === true);
     const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) =>
@@ -106,7 +106,7 @@ export async function runAdoptCollections(
 ): Promise<number> {
   const [flags, { file, syncDir, ...globals }] = takeTableFlags(all, WHOLE_FILE_OPTIONS);
   const options = onlyGlobals(globals);
-  const input = await collectionAddInput({ file, ...flags, ...inputFlagsOf({ ...flags, ...globals }) }, options, deps);
+  const input = await collectionAddInput({ file, ...flags, ...globals }, options, deps);
   const source = new RecordSource(() => input.records(), false, 'collection add');
   return adopt(
     'collections',

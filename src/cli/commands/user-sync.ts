@@ -12,7 +12,7 @@ import { unitPerRecord, type Outcome, type RecordJob, type Unit, type RunOptions
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
-import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { idOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
@@ -48,7 +48,7 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
       runsDir: options.runsDir,
       dryRun: options.dryRun,
     };
-    return syncFile({ file, ...input, ...inputFlagsOf({ ...input, ...globals }) }, sync, runOptions, deps, target);
+    return syncFile({ file, ...input, ...globals }, sync, runOptions, deps, target);
   }
   const fileOnly = flags.changedOnly
     ? '--changed-only'
@@ -192,13 +192,13 @@ export function userSyncInput(
   return {
     records: () =>
       (input ??= readInput(file, deps, {
+        ...flags,
         columns: USER_COLUMNS,
         ignoreUnknownColumns: ignoreUnknownColumns ?? false,
         sheet,
         hiddenRows,
         encoding,
         command: 'user sync',
-        ...inputFlagsOf(flags),
       })),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
