@@ -279,33 +279,21 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     } else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
-  const doubt = item.inDoubt === true;
-  const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
-  cells.push(
-    statusCell(item),
-    errorCodes(errors),
-    errorMessages(errors),
-    item.action ?? '',
-    note,
-    doubt ? run : (reportRunOf(row) ?? run),
-  );
+  cells.push(...statusCells(item, errors, run, reportRunOf(row) ?? run));
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem, run = ''): string[] {
-  return [
-    item.source.file,
-    String(item.source.line),
-    item.id ?? '',
-    statusCell(item),
-    errorCodes(item.errors),
-    errorMessages(item.errors),
-    item.action ?? '',
-    item.note ?? '',
-    run,
-  ];
+  return [item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors, run)];
+}
+
+/** The cells every report row ends with: status, error_codes, error_messages, action, note, run (`rowRun`: a row fed back names its own). */
+function statusCells(item: ReportItem, errors: readonly Problem[], run: string, rowRun = run): string[] {
+  // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
+  const doubt = item.inDoubt === true;
+  const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
+  return [statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', note, doubt ? run : rowRun];
 }
 
 export function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
