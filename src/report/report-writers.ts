@@ -27,7 +27,14 @@ import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { errorMember } from './error-document.js';
-import { ACTION_WORDS, actionWords, itemAction, type ActionCounts, type PlanAction } from './plan-actions.js';
+import {
+  ACTION_WORDS,
+  actionWords,
+  itemAction,
+  SHOWN_ORDER,
+  type ActionCounts,
+  type PlanAction,
+} from './plan-actions.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
 /**
@@ -756,24 +763,6 @@ interface PlanCounts {
 
 const SHOWN_RECORDS = 10;
 
-/**
- * The plan's sections, one per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local
- * store"): leavers to disable first (the step least easy to take back), then what changes, then what does not.
- */
-const PLAN_SECTIONS: readonly PlanAction[] = [
-  'disable',
-  'remove',
-  'create',
-  'prune',
-  'enable',
-  'update',
-  'send',
-  'fails',
-  'invalid',
-  'unchanged',
-  'left',
-];
-
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 
@@ -863,7 +852,8 @@ export class RunPlan {
     if (!this.planned) return [];
     // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
     const lines = [`plan: ${actionWords(this.actions, true)}`];
-    for (const action of PLAN_SECTIONS) {
+    // One section per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local store"); a skipped item has none.
+    for (const action of SHOWN_ORDER) {
       const section = this.sections.get(action);
       if (section === undefined) continue;
       lines.push(...section.lines.map((line) => `  ${line}`));
