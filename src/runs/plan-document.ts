@@ -7,6 +7,7 @@ import { createHash, hash, randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { SECRET_FIELDS } from '../domain/field-names.js';
 import { UsageError } from '../system/errors.js';
 import { fsyncDirectory } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -113,16 +114,13 @@ export function mayHoldSecret(json: string): boolean {
   return json.includes('"Password":') || json.includes('"PIN":');
 }
 
-/** Fields never written into a plan: their value is a secret (the digest covers it). */
-const SECRETS = new Set(['PIN', 'Password']);
-
-/** The request as the plan shows it: a PIN or password withheld, at any depth. */
+/** The request as the plan shows it: a PIN or password withheld, at any depth (the digest covers it). */
 export function shownRequest(request: unknown): unknown {
   if (request === null || typeof request !== 'object') return request;
   if (Array.isArray(request)) return request.map(shownRequest);
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(request))
-    shown[key] = SECRETS.has(key) && value !== undefined && value !== '' ? '(withheld)' : shownRequest(value);
+    shown[key] = SECRET_FIELDS.has(key) && value !== undefined && value !== '' ? '(withheld)' : shownRequest(value);
   return shown;
 }
 
