@@ -453,7 +453,7 @@ export class HumanSummaryWriter implements ReportSink {
         if ((!dryRun || note.inDryRun === true) && note.counts(item)) this.noted[i] = (this.noted[i] ?? 0) + 1;
       }
     }
-    if (item.errors.length > 0) this.codes.item({ item });
+    for (const error of item.errors) this.codes.add(error);
     // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by one above the real errors.
     if (isNotSentItem(item)) this.notSent += 1;
     else
@@ -710,10 +710,6 @@ export class ErrorCodeTally {
     if (seen === undefined) this.messages.set(entry, (seen = new Set()));
     if (seen.size < DISTINCT_KEPT) seen.add(problem.message);
     if (seen.size > 1) entry.distinct = seen.size;
-  }
-
-  item({ item }: ReportEntry): void {
-    for (const problem of item.errors) this.add(problem);
   }
 
   /** Most frequent first; ties by code, unnumbered last. */
