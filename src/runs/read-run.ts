@@ -649,20 +649,16 @@ function startOf(id: string): number {
   );
 }
 
-/** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
-interface PruneResult {
-  removed: string[];
-  keptUnfinished: string[];
-  leftAlone: { id: string; reason: string }[];
-}
-
-/** Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. */
+/**
+ * Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. Says what
+ * it did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id).
+ */
 export async function pruneRuns(
   runsDir: string,
   policy: PrunePolicy = DEFAULT_PRUNE_POLICY,
   now: Date = new Date(),
   trust: RunTrust = currentTrust(),
-): Promise<PruneResult> {
+) {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
   const leftAlone: { id: string; reason: string }[] = [];
@@ -714,14 +710,8 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /** Far above any end line: a longer last line is not one. */
 const MAX_END_BYTES = 64 * 1024;
 
-/** What `runs list` needs of a finished run; undefined when its journal must be read whole. */
-interface QuickRun {
-  header: RunHeaderLine;
-  endedAt: string;
-  summary: ReportSummary;
-}
-
-async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
+/** What `runs list` needs of a finished run (its header, end and summary); undefined when its journal must be read whole. */
+async function quickRun(runsDir: string, id: string) {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
   const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);
