@@ -61,11 +61,6 @@ export type NewRunHeader = Pick<
   headLine?: boolean;
 };
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
 export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   const lock = new StoreLock(dir, 0);
@@ -88,7 +83,7 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
 export class RunJournal {
   /** Bodies of the lines queued for the next group (checksummed as the group is encoded). */
   private pending: string[] = [];
-  private waiters: Waiter[] = [];
+  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
   /** A flush was asked for while one was in progress: the next group goes right after it. */
   private again = false;
