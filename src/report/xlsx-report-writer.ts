@@ -199,7 +199,7 @@ export class TablesWorkbook {
 
   constructor(
     stream: Writable,
-    dateFormats: WorkbookDateFormats = {},
+    dateFormats: WorkbookDateFormats = excelDateFormats(undefined),
     properties: Readonly<Record<string, string>> = {},
   ) {
     this.workbook = new WorkbookWriter(stream, dateFormats, properties);

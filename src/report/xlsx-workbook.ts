@@ -136,12 +136,10 @@ const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = {
   3: DATE_TIME_FORMAT_ID,
 };
 
-/** The date formats of a workbook, as Excel number formats. */
+/** The date formats of a workbook, as Excel number formats (output-times.ts, excelDateFormats). */
 export interface WorkbookDateFormats {
-  /** Default `yyyy-mm-dd`. */
-  date?: string;
-  /** Default `yyyy-mm-dd hh:mm:ss`. */
-  dateTime?: string;
+  date: string;
+  dateTime: string;
 }
 
 // Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
@@ -167,8 +165,8 @@ function stylesXml(formats: WorkbookDateFormats): string {
   }
   return (
     `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
-    `<numFmts count="2"><numFmt numFmtId="${DATE_FORMAT_ID}" formatCode="${escapeAttribute(formats.date ?? 'yyyy-mm-dd')}"/>` +
-    `<numFmt numFmtId="${DATE_TIME_FORMAT_ID}" formatCode="${escapeAttribute(formats.dateTime ?? 'yyyy-mm-dd hh:mm:ss')}"/></numFmts>` +
+    `<numFmts count="2"><numFmt numFmtId="${DATE_FORMAT_ID}" formatCode="${escapeAttribute(formats.date)}"/>` +
+    `<numFmt numFmtId="${DATE_TIME_FORMAT_ID}" formatCode="${escapeAttribute(formats.dateTime)}"/></numFmts>` +
     '<fonts count="3"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font>' +
     '<font><b/><sz val="11"/><color rgb="FFFFFFFF"/><name val="Calibri"/><family val="2"/></font></fonts>' +
     '<fills count="5"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
@@ -430,7 +428,7 @@ export class WorkbookWriter {
 
   constructor(
     out: Writable,
-    private readonly dateFormats: WorkbookDateFormats = {},
+    private readonly dateFormats: WorkbookDateFormats,
     /** Custom document properties (File > Info > Properties > Advanced in Excel), name -> text. */
     private readonly properties: Readonly<Record<string, string>> = {},
   ) {
