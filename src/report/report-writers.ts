@@ -248,23 +248,22 @@ export function onRow<T extends { line?: number }>(entries: readonly T[], line: 
   return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
 }
 
-/** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
-export class ColumnModes {
-  private readonly cache = new WeakMap<readonly string[], Column[]>();
+const columnModes = new WeakMap<readonly string[], Column[]>();
 
-  of(header: readonly string[]): Column[] {
-    let modes = this.cache.get(header);
-    if (modes === undefined) {
-      const added = addedColumnsOf(header);
-      modes = header.map((name, at) => columnMode(name, added[at]));
-      this.cache.set(header, modes);
-    }
-    return modes;
+/** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
+export function columnModesOf(header: readonly string[]): Column[] {
+  let modes = columnModes.get(header);
+  if (modes === undefined) {
+    const added = addedColumnsOf(header);
+    modes = header.map((name, at) => columnMode(name, added[at]));
+    columnModes.set(header, modes);
   }
+  return modes;
 }
 
 /** The input columns a report keeps (report columns and unnamed ones dropped), in order. */
-export function keptHeader(header: readonly string[], modes: readonly Column[]): string[] {
+export function keptHeader(header: readonly string[]): string[] {
+  const modes = columnModesOf(header);
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
@@ -321,7 +320,6 @@ export class CsvReportWriter implements ReportSink {
     private readonly run = '',
   ) {}
 
-  private readonly columnModes = new ColumnModes();
   /** The input's header, seen before any row was written (see `sourceHeader`). */
   private inputHeader: readonly string[] | undefined;
   /** The input's dialect (delimiter, BOM, `sep=` line), kept by the report; plain CSV for JSON input. */
@@ -329,10 +327,9 @@ export class CsvReportWriter implements ReportSink {
 
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
-    const modes = this.columnModes.of(header);
     return (
       csvPreamble(this.dialect) +
-      csvLine([...keptHeader(header, modes), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd)
+      csvLine([...keptHeader(header), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd)
     );
   }
 
@@ -352,7 +349,7 @@ export class CsvReportWriter implements ReportSink {
     let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const modes = this.columnModes.of(row.header);
+        const modes = columnModesOf(row.header);
         if (!this.headerWritten) {
           if (row.dialect !== undefined) this.dialect = row.dialect;
           text += this.headerLine(row.header);

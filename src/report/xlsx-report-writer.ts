@@ -8,7 +8,7 @@ import { normalizeColumnName } from '../formats/column-name.js';
 import { openReportFile } from './report-file.js';
 import {
   Column,
-  ColumnModes,
+  columnModesOf,
   errorMessages,
   inSequence,
   keptHeader,
@@ -63,7 +63,6 @@ interface XlsxReportOptions extends ReportCellOptions {
 /** The run report as a workbook over `stream`; `onlyNotOk` keeps the rows that still need work (--only-failed). */
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
-  private readonly columnModes = new ColumnModes();
   private readonly workbook: WorkbookWriter;
   private readonly types: ReportCellTypes;
   private sheet: SheetWriter | undefined;
@@ -98,7 +97,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   private headerOf(input: readonly string[]): readonly string[] {
-    return [...keptHeader(input, this.columnModes.of(input)), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
+    return [...keptHeader(input), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -118,7 +117,7 @@ export class XlsxReportWriter implements ReportSink {
           ? this.start(SOURCE_HEADER)
           : this.start(
               this.headerOf(first.header),
-              this.types.formats(first, this.columnModes.of(first.header), REPORT_COLUMN_COUNT),
+              this.types.formats(first, columnModesOf(first.header), REPORT_COLUMN_COUNT),
             );
       return started.then((sheet) => this.rowsOf(sheet, entry));
     }
@@ -140,7 +139,7 @@ export class XlsxReportWriter implements ReportSink {
     }
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
-      const modes = this.columnModes.of(row.header);
+      const modes = columnModesOf(row.header);
       const cells: SheetCell[] = reportRowCells(item, row, modes, this.options.run ?? '');
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
