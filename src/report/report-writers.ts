@@ -274,7 +274,8 @@ export const REDACTED_CELL = '[redacted]';
  * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
  * error_messages; errors that name another line of a multi-row item stay on that line.
  */
-export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[], run = ''): string[] {
+export function reportRowCells(item: ReportItem, row: SourceRow, run = ''): string[] {
+  const modes = columnModesOf(row.header);
   const errors = onRow(item.errors, row.line);
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
@@ -349,13 +350,12 @@ export class CsvReportWriter implements ReportSink {
     let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const modes = columnModesOf(row.header);
         if (!this.headerWritten) {
           if (row.dialect !== undefined) this.dialect = row.dialect;
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes, this.run), this.dialect.delimiter, this.dialect.lineEnd);
+        text += csvLine(reportRowCells(item, row, this.run), this.dialect.delimiter, this.dialect.lineEnd);
       }
       return this.out.write(text);
     }

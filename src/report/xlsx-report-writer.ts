@@ -115,10 +115,7 @@ export class XlsxReportWriter implements ReportSink {
       const started =
         first === undefined
           ? this.start(SOURCE_HEADER)
-          : this.start(
-              this.headerOf(first.header),
-              this.types.formats(first, columnModesOf(first.header), REPORT_COLUMN_COUNT),
-            );
+          : this.start(this.headerOf(first.header), this.types.formats(first, REPORT_COLUMN_COUNT));
       return started.then((sheet) => this.rowsOf(sheet, entry));
     }
     return this.rowsOf(this.sheet, entry);
@@ -134,17 +131,16 @@ export class XlsxReportWriter implements ReportSink {
       return sheet.row(
         cells,
         look,
-        marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined,
+        marking ? this.types.marks(item.errors, undefined, SOURCE_COLUMNS.length) : undefined,
       );
     }
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
-      const modes = columnModesOf(row.header);
-      const cells: SheetCell[] = reportRowCells(item, row, modes, this.options.run ?? '');
+      const cells: SheetCell[] = reportRowCells(item, row, this.options.run ?? '');
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
-      this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
+      this.types.typed(cells, row, failedFieldsOf(item.errors, row.line));
       cells.push(errorMessages(item.warnings && onRow(item.warnings, row.line)));
-      const marks = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
+      const marks = marking ? this.types.marks(item.errors, row, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
     // One row (a user, a candidate) is the common case: no list of steps for it.
@@ -345,10 +341,11 @@ class ReportCellTypes {
   constructor(private readonly options: ReportCellOptions = {}) {}
 
   /** The kept input columns of `row`'s header, in the report's order. */
-  private layoutOf(row: SourceRow, modes: readonly Column[]): KeptColumn[] {
+  private layoutOf(row: SourceRow): KeptColumn[] {
     let layout = this.layouts.get(row.header);
     if (layout === undefined) {
       layout = [];
+      const modes = columnModesOf(row.header);
       const byName = fieldKinds();
       for (let i = 0; i < row.header.length; i++) {
         if (modes[i] === Column.Drop) continue;
@@ -366,8 +363,8 @@ class ReportCellTypes {
   }
 
   /** How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as text. */
-  formats(row: SourceRow, modes: readonly Column[], reportColumns: number): CellFormat[] {
-    const formats = this.layoutOf(row, modes).map(({ kind }) =>
+  formats(row: SourceRow, reportColumns: number): CellFormat[] {
+    const formats = this.layoutOf(row).map(({ kind }) =>
       kind === 'date'
         ? CellFormat.date
         : kind === 'dateTime' && this.options.timeZone !== undefined
@@ -381,8 +378,8 @@ class ReportCellTypes {
   }
 
   /** The report row's cells (changed in place), its input cells typed where they read back the same. */
-  typed(cells: SheetCell[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
-    const layout = this.layoutOf(row, modes);
+  typed(cells: SheetCell[], row: SourceRow, failedFields: ReadonlySet<string>): SheetCell[] {
+    const layout = this.layoutOf(row);
     for (let at = 0; at < layout.length; at++) {
       const { field, kind } = layout[at] as KeptColumn;
       if (kind === undefined || field === undefined) continue;
@@ -414,13 +411,8 @@ class ReportCellTypes {
    * The cells of a dry run's invalid row its errors name, each with a note of its codes and messages
    * (docs/input-formats.md, "A dry run marks the cell"); `statusAt` is the status cell's index.
    */
-  marks(
-    errors: readonly Problem[],
-    row: SourceRow | undefined,
-    modes: readonly Column[],
-    statusAt: number,
-  ): CellNote[] {
-    const layout = row === undefined ? [] : this.layoutOf(row, modes);
+  marks(errors: readonly Problem[], row: SourceRow | undefined, statusAt: number): CellNote[] {
+    const layout = row === undefined ? [] : this.layoutOf(row);
     const notes = new Map<number, string[]>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
