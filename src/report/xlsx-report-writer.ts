@@ -52,8 +52,10 @@ export function reportColumnCount(inputColumns: number): number {
 }
 
 /** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
-interface XlsxReportOptions extends ReportCellOptions {
+interface XlsxReportOptions {
   onlyNotOk?: boolean;
+  /** The run's zone, when it has one (`--timezone`, a profile's): date-time cells are typed in it. */
+  timeZone?: string | undefined;
   /** The run's id (its `run` column), when journaled. */
   run?: string | undefined;
   /** The run's `--date-format`: date cells are shown the way the input wrote them. */
@@ -316,11 +318,6 @@ function fieldKinds(): ReadonlyMap<string, FieldKind> {
   return kinds;
 }
 
-/** How a report's input columns are typed: the run's zone, when it has one (`--timezone`, a profile's). */
-interface ReportCellOptions {
-  timeZone?: string | undefined;
-}
-
 /** One input column of the report as written: its index in the source row, and its field's kind. */
 interface KeptColumn {
   source: number;
@@ -338,7 +335,7 @@ function baseField(field: string): string {
 class ReportCellTypes {
   private readonly layouts = new WeakMap<readonly string[], KeptColumn[]>();
 
-  constructor(private readonly options: ReportCellOptions = {}) {}
+  constructor(private readonly options: Pick<XlsxReportOptions, 'timeZone'>) {}
 
   /** The kept input columns of `row`'s header, in the report's order. */
   private layoutOf(row: SourceRow): KeptColumn[] {
