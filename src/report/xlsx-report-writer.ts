@@ -253,20 +253,12 @@ export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTa
   return workbook.finish();
 }
 
-/** A report workbook written beside its final name and renamed into place when complete. */
-interface XlsxReportFile {
-  sink: XlsxReportWriter;
-  /** Finishes the workbook (call after the report builder's finish) and moves it into place. */
-  commit(): Promise<void>;
-  discard(): Promise<void>;
-}
-
-/** The report file of every format (report-file.ts: opened at once, so an unwritable one fails before sending). */
-export async function openXlsxReportFile(
-  path: string,
-  options: XlsxReportOptions = {},
-  earlierIs?: string,
-): Promise<XlsxReportFile> {
+/**
+ * A report workbook written beside its final name and renamed into place when complete, as the report file of
+ * every format (report-file.ts: opened at once, so an unwritable one fails before sending). `commit` finishes the
+ * workbook (call it after the report builder's finish) and moves it into place.
+ */
+export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string) {
   const file = await openReportFile(path, earlierIs);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
