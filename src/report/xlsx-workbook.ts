@@ -410,16 +410,11 @@ function notesVml(notes: SheetWriter['notes'], sheetNumber: number): string {
   );
 }
 
-interface EndedSheet {
-  name: string;
-  filter: string | undefined;
-  notes: boolean;
-}
-
 /** A workbook onto `out`: `sheet(name)` opens the next sheet (the previous ended), `finish()` writes the rest. */
 export class WorkbookWriter {
   private readonly zip: ZipWriter;
-  private readonly ended: EndedSheet[] = [];
+  /** Each sheet ended: its name, its filter's range, whether it has notes. */
+  private readonly ended: { name: string; filter: string | undefined; notes: boolean }[] = [];
   private current: SheetWriter | undefined;
   private started = false;
   private cut = 0;
