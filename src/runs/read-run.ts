@@ -225,10 +225,12 @@ export class RunIndex {
 
   /** Each journaled item's report status, without reading its line. */
   *statuses(): Generator<ItemStatus> {
-    for (const n of this.states.numbers()) {
-      const flags = this.states.flags(n);
-      yield (flags & HAS_OUTCOME) === 0 || (flags & (IN_FLIGHT | TRANSIENT)) !== 0 ? 'skipped' : statusIn(flags);
-    }
+    for (const n of this.states.numbers()) yield this.kept(n) ? statusIn(this.states.flags(n)) : 'skipped';
+  }
+
+  /** Whether a resume keeps journaled item `n`'s outcome: answered definitely, and not sent again since. */
+  private kept(n: number): boolean {
+    return (this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME;
   }
 
   /** The report item of journaled item `n` (its line read back); undefined when the journal has none. */
@@ -284,16 +286,14 @@ export class RunIndex {
     let kept = 0;
     for (const n of this.states.numbers()) {
       if (n >= below) break;
-      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME) kept += 1;
+      if (this.kept(n)) kept += 1;
     }
     return kept;
   }
 
   /** Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost). */
   *keptItems(): Generator<[number, ReportItem]> {
-    for (const n of this.states.numbers())
-      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME)
-        yield [n, reportItemOf(this, this.historyAt(n)!)];
+    for (const n of this.states.numbers()) if (this.kept(n)) yield [n, reportItemOf(this, this.historyAt(n)!)];
   }
 
   /** The journaled items numbered `from` or above, in input order, as report items. */
