@@ -38,7 +38,6 @@ export interface ExcelDate {
   readonly time: boolean;
 }
 
-/** A cell's value: text, a number, a boolean, or a date. */
 export type SheetCell = string | number | boolean | ExcelDate;
 
 /** A note (a comment) on a cell of the row being written: its 0-based column and its text. */
