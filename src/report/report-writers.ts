@@ -310,6 +310,9 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
   }
 }
 
+/** The header of a report of items without source rows (JSON, flags, arguments). */
+const SOURCE_HEADER_LINE = csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
+
 /** CSV report (docs/cli.md, "Run report"), fixed and fed back; `onlyNotOk` keeps the rows that still need work. */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
@@ -360,7 +363,7 @@ export class CsvReportWriter implements ReportSink {
       return this.out.write(text);
     }
     if (!this.headerWritten) {
-      text += csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
+      text += SOURCE_HEADER_LINE;
       this.headerWritten = true;
     }
     text += csvLine(sourceRowCells(item, this.run));
@@ -370,11 +373,7 @@ export class CsvReportWriter implements ReportSink {
   async finish(): Promise<void> {
     if (this.headerWritten) return;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    await this.out.write(
-      this.inputHeader !== undefined
-        ? this.headerLine(this.inputHeader)
-        : csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]),
-    );
+    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : SOURCE_HEADER_LINE);
   }
 }
 
