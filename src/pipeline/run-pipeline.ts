@@ -1,7 +1,7 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { say } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import { ColumnModes, exitCodeFor, keptHeader } from '../report/report-writers.js';
+import { exitCodeFor, keptHeader } from '../report/report-writers.js';
 import { reportFormatOf } from '../report/report-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { Problem } from '../domain/problem.js';
@@ -592,7 +592,7 @@ async function checkReportFits(
     import('../report/xlsx-report-writer.js'),
     import('../report/xlsx-workbook.js'),
   ]);
-  const kept = header === undefined ? 0 : keptHeader(header, new ColumnModes().of(header)).length;
+  const kept = header === undefined ? 0 : keptHeader(header).length;
   const columns = reportColumnCount(kept);
   const refusal = (would: string, holds: string) =>
     new UsageError(

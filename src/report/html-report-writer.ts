@@ -11,7 +11,7 @@ import { formatCount } from '../formats/number-format.js';
 import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
-import { ACTION_WORDS, itemAction, type PlanAction } from './plan-actions.js';
+import { ACTION_WORDS, itemAction, SHOWN_ORDER, type PlanAction } from './plan-actions.js';
 import { describeTarget, noMemorySentence, REDACTED_CELL } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
@@ -21,22 +21,10 @@ const VALUE_CHARS = 2000;
 /** What a row of the page is in: its table, one per action (plan-actions.ts); a real run's partial items apart. */
 type Group = PlanAction | 'partial';
 
-/** The tables in the page's order: what is least easy to take back first, what changes nothing last. */
-const GROUPS: readonly Group[] = [
-  'disable',
-  'remove',
-  'prune',
-  'create',
-  'enable',
-  'update',
-  'send',
-  'fails',
-  'invalid',
-  'partial',
-  'skipped',
-  'unchanged',
-  'left',
-];
+/** The tables in the page's order (plan-actions.ts); a real run's partial items before the skipped ones. */
+const GROUPS: readonly Group[] = SHOWN_ORDER.flatMap((action) =>
+  action === 'skipped' ? ['partial', action] : [action],
+);
 
 /** Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean. */
 const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {

@@ -54,12 +54,6 @@ function failureMessage(item: ReportItem): string {
   return [`${item.status}:`, codes, `${text}${more}`].filter((part) => part !== '').join(' ');
 }
 
-interface JunitOptions {
-  /** The run's start, for `timestamp` and `time`; default: when the writer was made. */
-  startedAt?: Date;
-  now?: () => Date;
-}
-
 export class JunitReportWriter implements ReportSink {
   private readonly cases: SpoolSink;
   private readonly now: () => Date;
@@ -69,7 +63,8 @@ export class JunitReportWriter implements ReportSink {
   constructor(
     private readonly out: TextSink,
     private readonly header: ReportHeader,
-    options: JunitOptions = {},
+    /** The run's start, for `timestamp` and `time` (default: when the writer was made), and the clock. */
+    options: { startedAt?: Date; now?: () => Date } = {},
   ) {
     this.cases = new SpoolSink(out);
     this.now = options.now ?? (() => new Date());

@@ -42,6 +42,25 @@ export const ACTION_WORDS: Readonly<Record<PlanAction, readonly [dryRun: string,
   skipped: ['skipped', 'skipped'],
 };
 
+/**
+ * The order the plan's sections and the page's tables show the actions in (docs/cli.md, "The HTML page"):
+ * what is least easy to take back first, what changes nothing last.
+ */
+export const SHOWN_ORDER: readonly PlanAction[] = [
+  'disable',
+  'remove',
+  'prune',
+  'create',
+  'enable',
+  'update',
+  'send',
+  'fails',
+  'invalid',
+  'skipped',
+  'unchanged',
+  'left',
+];
+
 /** What `actionOf` reads of a report item (run-report.ts's ReportItem). */
 interface ItemFacts {
   status: 'ok' | 'partial' | 'failed' | 'skipped';

@@ -27,7 +27,14 @@ import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { errorMember } from './error-document.js';
-import { ACTION_WORDS, actionWords, itemAction, type ActionCounts, type PlanAction } from './plan-actions.js';
+import {
+  ACTION_WORDS,
+  actionWords,
+  itemAction,
+  SHOWN_ORDER,
+  type ActionCounts,
+  type PlanAction,
+} from './plan-actions.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
 /**
@@ -241,23 +248,22 @@ export function onRow<T extends { line?: number }>(entries: readonly T[], line: 
   return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
 }
 
-/** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
-export class ColumnModes {
-  private readonly cache = new WeakMap<readonly string[], Column[]>();
+const columnModes = new WeakMap<readonly string[], Column[]>();
 
-  of(header: readonly string[]): Column[] {
-    let modes = this.cache.get(header);
-    if (modes === undefined) {
-      const added = addedColumnsOf(header);
-      modes = header.map((name, at) => columnMode(name, added[at]));
-      this.cache.set(header, modes);
-    }
-    return modes;
+/** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
+export function columnModesOf(header: readonly string[]): Column[] {
+  let modes = columnModes.get(header);
+  if (modes === undefined) {
+    const added = addedColumnsOf(header);
+    modes = header.map((name, at) => columnMode(name, added[at]));
+    columnModes.set(header, modes);
   }
+  return modes;
 }
 
 /** The input columns a report keeps (report columns and unnamed ones dropped), in order. */
-export function keptHeader(header: readonly string[], modes: readonly Column[]): string[] {
+export function keptHeader(header: readonly string[]): string[] {
+  const modes = columnModesOf(header);
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
@@ -268,7 +274,8 @@ export const REDACTED_CELL = '[redacted]';
  * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
  * error_messages; errors that name another line of a multi-row item stay on that line.
  */
-export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[], run = ''): string[] {
+export function reportRowCells(item: ReportItem, row: SourceRow, run = ''): string[] {
+  const modes = columnModesOf(row.header);
   const errors = onRow(item.errors, row.line);
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
@@ -279,33 +286,21 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     } else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
-  const doubt = item.inDoubt === true;
-  const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
-  cells.push(
-    statusCell(item),
-    errorCodes(errors),
-    errorMessages(errors),
-    item.action ?? '',
-    note,
-    doubt ? run : (reportRunOf(row) ?? run),
-  );
+  cells.push(...statusCells(item, errors, run, reportRunOf(row) ?? run));
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem, run = ''): string[] {
-  return [
-    item.source.file,
-    String(item.source.line),
-    item.id ?? '',
-    statusCell(item),
-    errorCodes(item.errors),
-    errorMessages(item.errors),
-    item.action ?? '',
-    item.note ?? '',
-    run,
-  ];
+  return [item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors, run)];
+}
+
+/** The cells every report row ends with: status, error_codes, error_messages, action, note, run (`rowRun`: a row fed back names its own). */
+function statusCells(item: ReportItem, errors: readonly Problem[], run: string, rowRun = run): string[] {
+  // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
+  const doubt = item.inDoubt === true;
+  const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
+  return [statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', note, doubt ? run : rowRun];
 }
 
 export function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
@@ -314,6 +309,9 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
     if (pending !== undefined) return pending.then(() => inSequence(steps, i + 1));
   }
 }
+
+/** The header of a report of items without source rows (JSON, flags, arguments). */
+const SOURCE_HEADER_LINE = csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
 
 /** CSV report (docs/cli.md, "Run report"), fixed and fed back; `onlyNotOk` keeps the rows that still need work. */
 export class CsvReportWriter implements ReportSink {
@@ -326,7 +324,6 @@ export class CsvReportWriter implements ReportSink {
     private readonly run = '',
   ) {}
 
-  private readonly columnModes = new ColumnModes();
   /** The input's header, seen before any row was written (see `sourceHeader`). */
   private inputHeader: readonly string[] | undefined;
   /** The input's dialect (delimiter, BOM, `sep=` line), kept by the report; plain CSV for JSON input. */
@@ -334,10 +331,9 @@ export class CsvReportWriter implements ReportSink {
 
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
-    const modes = this.columnModes.of(header);
     return (
       csvPreamble(this.dialect) +
-      csvLine([...keptHeader(header, modes), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd)
+      csvLine([...keptHeader(header), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd)
     );
   }
 
@@ -357,18 +353,17 @@ export class CsvReportWriter implements ReportSink {
     let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const modes = this.columnModes.of(row.header);
         if (!this.headerWritten) {
           if (row.dialect !== undefined) this.dialect = row.dialect;
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes, this.run), this.dialect.delimiter, this.dialect.lineEnd);
+        text += csvLine(reportRowCells(item, row, this.run), this.dialect.delimiter, this.dialect.lineEnd);
       }
       return this.out.write(text);
     }
     if (!this.headerWritten) {
-      text += csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
+      text += SOURCE_HEADER_LINE;
       this.headerWritten = true;
     }
     text += csvLine(sourceRowCells(item, this.run));
@@ -378,11 +373,7 @@ export class CsvReportWriter implements ReportSink {
   async finish(): Promise<void> {
     if (this.headerWritten) return;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    await this.out.write(
-      this.inputHeader !== undefined
-        ? this.headerLine(this.inputHeader)
-        : csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]),
-    );
+    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : SOURCE_HEADER_LINE);
   }
 }
 
@@ -458,7 +449,7 @@ export class HumanSummaryWriter implements ReportSink {
         if ((!dryRun || note.inDryRun === true) && note.counts(item)) this.noted[i] = (this.noted[i] ?? 0) + 1;
       }
     }
-    if (item.errors.length > 0) this.codes.item({ item });
+    for (const error of item.errors) this.codes.add(error);
     // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by one above the real errors.
     if (isNotSentItem(item)) this.notSent += 1;
     else
@@ -717,10 +708,6 @@ export class ErrorCodeTally {
     if (seen.size > 1) entry.distinct = seen.size;
   }
 
-  item({ item }: ReportEntry): void {
-    for (const problem of item.errors) this.add(problem);
-  }
-
   /** Most frequent first; ties by code, unnumbered last. */
   entries(): ErrorCodeCount[] {
     return [...this.counts.values()].sort(
@@ -767,24 +754,6 @@ interface PlanCounts {
 }
 
 const SHOWN_RECORDS = 10;
-
-/**
- * The plan's sections, one per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local
- * store"): leavers to disable first (the step least easy to take back), then what changes, then what does not.
- */
-const PLAN_SECTIONS: readonly PlanAction[] = [
-  'disable',
-  'remove',
-  'create',
-  'prune',
-  'enable',
-  'update',
-  'send',
-  'fails',
-  'invalid',
-  'unchanged',
-  'left',
-];
 
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
@@ -875,7 +844,8 @@ export class RunPlan {
     if (!this.planned) return [];
     // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
     const lines = [`plan: ${actionWords(this.actions, true)}`];
-    for (const action of PLAN_SECTIONS) {
+    // One section per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local store"); a skipped item has none.
+    for (const action of SHOWN_ORDER) {
       const section = this.sections.get(action);
       if (section === undefined) continue;
       lines.push(...section.lines.map((line) => `  ${line}`));

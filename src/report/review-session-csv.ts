@@ -139,7 +139,6 @@ export function outcomeTable(outcome: SessionOutcome, layout: ResultsLayout): Re
   return { header: layout.header, rows };
 }
 
-/** How the text of a CSV or JSON cell is written. */
 export interface TextCellOptions {
   /** `--decimal-separator ,`: a fractional number `87,5`. */
   decimalComma?: boolean;

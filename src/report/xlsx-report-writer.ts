@@ -8,7 +8,7 @@ import { normalizeColumnName } from '../formats/column-name.js';
 import { openReportFile } from './report-file.js';
 import {
   Column,
-  ColumnModes,
+  columnModesOf,
   errorMessages,
   inSequence,
   keptHeader,
@@ -52,8 +52,10 @@ export function reportColumnCount(inputColumns: number): number {
 }
 
 /** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
-interface XlsxReportOptions extends ReportCellOptions {
+interface XlsxReportOptions {
   onlyNotOk?: boolean;
+  /** The run's zone, when it has one (`--timezone`, a profile's): date-time cells are typed in it. */
+  timeZone?: string | undefined;
   /** The run's id (its `run` column), when journaled. */
   run?: string | undefined;
   /** The run's `--date-format`: date cells are shown the way the input wrote them. */
@@ -63,7 +65,6 @@ interface XlsxReportOptions extends ReportCellOptions {
 /** The run report as a workbook over `stream`; `onlyNotOk` keeps the rows that still need work (--only-failed). */
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
-  private readonly columnModes = new ColumnModes();
   private readonly workbook: WorkbookWriter;
   private readonly types: ReportCellTypes;
   private sheet: SheetWriter | undefined;
@@ -98,7 +99,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   private headerOf(input: readonly string[]): readonly string[] {
-    return [...keptHeader(input, this.columnModes.of(input)), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
+    return [...keptHeader(input), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -116,10 +117,7 @@ export class XlsxReportWriter implements ReportSink {
       const started =
         first === undefined
           ? this.start(SOURCE_HEADER)
-          : this.start(
-              this.headerOf(first.header),
-              this.types.formats(first, this.columnModes.of(first.header), REPORT_COLUMN_COUNT),
-            );
+          : this.start(this.headerOf(first.header), this.types.formats(first, REPORT_COLUMN_COUNT));
       return started.then((sheet) => this.rowsOf(sheet, entry));
     }
     return this.rowsOf(this.sheet, entry);
@@ -135,17 +133,16 @@ export class XlsxReportWriter implements ReportSink {
       return sheet.row(
         cells,
         look,
-        marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined,
+        marking ? this.types.marks(item.errors, undefined, SOURCE_COLUMNS.length) : undefined,
       );
     }
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
-      const modes = this.columnModes.of(row.header);
-      const cells: SheetCell[] = reportRowCells(item, row, modes, this.options.run ?? '');
+      const cells: SheetCell[] = reportRowCells(item, row, this.options.run ?? '');
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
-      this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
+      this.types.typed(cells, row, failedFieldsOf(item.errors, row.line));
       cells.push(errorMessages(item.warnings && onRow(item.warnings, row.line)));
-      const marks = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
+      const marks = marking ? this.types.marks(item.errors, row, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
     // One row (a user, a candidate) is the common case: no list of steps for it.
@@ -199,7 +196,7 @@ export class TablesWorkbook {
 
   constructor(
     stream: Writable,
-    dateFormats: WorkbookDateFormats = {},
+    dateFormats: WorkbookDateFormats = excelDateFormats(undefined),
     properties: Readonly<Record<string, string>> = {},
   ) {
     this.workbook = new WorkbookWriter(stream, dateFormats, properties);
@@ -256,20 +253,12 @@ export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTa
   return workbook.finish();
 }
 
-/** A report workbook written beside its final name and renamed into place when complete. */
-interface XlsxReportFile {
-  sink: XlsxReportWriter;
-  /** Finishes the workbook (call after the report builder's finish) and moves it into place. */
-  commit(): Promise<void>;
-  discard(): Promise<void>;
-}
-
-/** The report file of every format (report-file.ts: opened at once, so an unwritable one fails before sending). */
-export async function openXlsxReportFile(
-  path: string,
-  options: XlsxReportOptions = {},
-  earlierIs?: string,
-): Promise<XlsxReportFile> {
+/**
+ * A report workbook written beside its final name and renamed into place when complete, as the report file of
+ * every format (report-file.ts: opened at once, so an unwritable one fails before sending). `commit` finishes the
+ * workbook (call it after the report builder's finish) and moves it into place.
+ */
+export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string) {
   const file = await openReportFile(path, earlierIs);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -321,11 +310,6 @@ function fieldKinds(): ReadonlyMap<string, FieldKind> {
   return kinds;
 }
 
-/** How a report's input columns are typed: the run's zone, when it has one (`--timezone`, a profile's). */
-interface ReportCellOptions {
-  timeZone?: string | undefined;
-}
-
 /** One input column of the report as written: its index in the source row, and its field's kind. */
 interface KeptColumn {
   source: number;
@@ -343,13 +327,14 @@ function baseField(field: string): string {
 class ReportCellTypes {
   private readonly layouts = new WeakMap<readonly string[], KeptColumn[]>();
 
-  constructor(private readonly options: ReportCellOptions = {}) {}
+  constructor(private readonly options: Pick<XlsxReportOptions, 'timeZone'>) {}
 
   /** The kept input columns of `row`'s header, in the report's order. */
-  private layoutOf(row: SourceRow, modes: readonly Column[]): KeptColumn[] {
+  private layoutOf(row: SourceRow): KeptColumn[] {
     let layout = this.layouts.get(row.header);
     if (layout === undefined) {
       layout = [];
+      const modes = columnModesOf(row.header);
       const byName = fieldKinds();
       for (let i = 0; i < row.header.length; i++) {
         if (modes[i] === Column.Drop) continue;
@@ -367,8 +352,8 @@ class ReportCellTypes {
   }
 
   /** How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as text. */
-  formats(row: SourceRow, modes: readonly Column[], reportColumns: number): CellFormat[] {
-    const formats = this.layoutOf(row, modes).map(({ kind }) =>
+  formats(row: SourceRow, reportColumns: number): CellFormat[] {
+    const formats = this.layoutOf(row).map(({ kind }) =>
       kind === 'date'
         ? CellFormat.date
         : kind === 'dateTime' && this.options.timeZone !== undefined
@@ -382,8 +367,8 @@ class ReportCellTypes {
   }
 
   /** The report row's cells (changed in place), its input cells typed where they read back the same. */
-  typed(cells: SheetCell[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
-    const layout = this.layoutOf(row, modes);
+  typed(cells: SheetCell[], row: SourceRow, failedFields: ReadonlySet<string>): SheetCell[] {
+    const layout = this.layoutOf(row);
     for (let at = 0; at < layout.length; at++) {
       const { field, kind } = layout[at] as KeptColumn;
       if (kind === undefined || field === undefined) continue;
@@ -415,13 +400,8 @@ class ReportCellTypes {
    * The cells of a dry run's invalid row its errors name, each with a note of its codes and messages
    * (docs/input-formats.md, "A dry run marks the cell"); `statusAt` is the status cell's index.
    */
-  marks(
-    errors: readonly Problem[],
-    row: SourceRow | undefined,
-    modes: readonly Column[],
-    statusAt: number,
-  ): CellNote[] {
-    const layout = row === undefined ? [] : this.layoutOf(row, modes);
+  marks(errors: readonly Problem[], row: SourceRow | undefined, statusAt: number): CellNote[] {
+    const layout = row === undefined ? [] : this.layoutOf(row);
     const notes = new Map<number, string[]>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);

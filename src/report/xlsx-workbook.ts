@@ -38,7 +38,6 @@ export interface ExcelDate {
   readonly time: boolean;
 }
 
-/** A cell's value: text, a number, a boolean, or a date. */
 export type SheetCell = string | number | boolean | ExcelDate;
 
 /** A note (a comment) on a cell of the row being written: its 0-based column and its text. */
@@ -136,12 +135,10 @@ const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = {
   3: DATE_TIME_FORMAT_ID,
 };
 
-/** The date formats of a workbook, as Excel number formats. */
+/** The date formats of a workbook, as Excel number formats (output-times.ts, excelDateFormats). */
 export interface WorkbookDateFormats {
-  /** Default `yyyy-mm-dd`. */
-  date?: string;
-  /** Default `yyyy-mm-dd hh:mm:ss`. */
-  dateTime?: string;
+  date: string;
+  dateTime: string;
 }
 
 // Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
@@ -167,8 +164,8 @@ function stylesXml(formats: WorkbookDateFormats): string {
   }
   return (
     `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
-    `<numFmts count="2"><numFmt numFmtId="${DATE_FORMAT_ID}" formatCode="${escapeAttribute(formats.date ?? 'yyyy-mm-dd')}"/>` +
-    `<numFmt numFmtId="${DATE_TIME_FORMAT_ID}" formatCode="${escapeAttribute(formats.dateTime ?? 'yyyy-mm-dd hh:mm:ss')}"/></numFmts>` +
+    `<numFmts count="2"><numFmt numFmtId="${DATE_FORMAT_ID}" formatCode="${escapeAttribute(formats.date)}"/>` +
+    `<numFmt numFmtId="${DATE_TIME_FORMAT_ID}" formatCode="${escapeAttribute(formats.dateTime)}"/></numFmts>` +
     '<fonts count="3"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font>' +
     '<font><b/><sz val="11"/><color rgb="FFFFFFFF"/><name val="Calibri"/><family val="2"/></font></fonts>' +
     '<fills count="5"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
@@ -412,16 +409,11 @@ function notesVml(notes: SheetWriter['notes'], sheetNumber: number): string {
   );
 }
 
-interface EndedSheet {
-  name: string;
-  filter: string | undefined;
-  notes: boolean;
-}
-
 /** A workbook onto `out`: `sheet(name)` opens the next sheet (the previous ended), `finish()` writes the rest. */
 export class WorkbookWriter {
   private readonly zip: ZipWriter;
-  private readonly ended: EndedSheet[] = [];
+  /** Each sheet ended: its name, its filter's range, whether it has notes. */
+  private readonly ended: { name: string; filter: string | undefined; notes: boolean }[] = [];
   private current: SheetWriter | undefined;
   private started = false;
   private cut = 0;
@@ -430,7 +422,7 @@ export class WorkbookWriter {
 
   constructor(
     out: Writable,
-    private readonly dateFormats: WorkbookDateFormats = {},
+    private readonly dateFormats: WorkbookDateFormats,
     /** Custom document properties (File > Info > Properties > Advanced in Excel), name -> text. */
     private readonly properties: Readonly<Record<string, string>> = {},
   ) {

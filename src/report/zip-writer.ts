@@ -117,7 +117,6 @@ export class ZipEntryStream {
     return this.body.write(piece) ? undefined : once(this.body, 'drain').then(() => undefined);
   }
 
-  /** Hands on the rest and ends the entry. */
   async end(): Promise<void> {
     this.ended = true;
     if (this.used > 0) await this.flush();

@@ -7,6 +7,7 @@ import { createHash, hash, randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { SECRET_FIELDS } from '../domain/field-names.js';
 import { UsageError } from '../system/errors.js';
 import { fsyncDirectory } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -16,7 +17,6 @@ export const PLAN_FORMAT = 'examctl-plan';
 export const PLAN_VERSION = 1;
 
 /** What the real run does with an item (docs/plan.md, "Actions"): declared once, in plan-actions.ts. */
-export { PLAN_ACTIONS, type PlanAction } from '../report/plan-actions.js';
 import { PLAN_ACTIONS } from '../report/plan-actions.js';
 
 const SOURCE = z.object({ file: z.string(), line: z.number().int().nonnegative() }).loose();
@@ -114,16 +114,13 @@ export function mayHoldSecret(json: string): boolean {
   return json.includes('"Password":') || json.includes('"PIN":');
 }
 
-/** Fields never written into a plan: their value is a secret (the digest covers it). */
-const SECRETS = new Set(['PIN', 'Password']);
-
-/** The request as the plan shows it: a PIN or password withheld, at any depth. */
+/** The request as the plan shows it: a PIN or password withheld, at any depth (the digest covers it). */
 export function shownRequest(request: unknown): unknown {
   if (request === null || typeof request !== 'object') return request;
   if (Array.isArray(request)) return request.map(shownRequest);
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(request))
-    shown[key] = SECRETS.has(key) && value !== undefined && value !== '' ? '(withheld)' : shownRequest(value);
+    shown[key] = SECRET_FIELDS.has(key) && value !== undefined && value !== '' ? '(withheld)' : shownRequest(value);
   return shown;
 }
 
@@ -222,44 +219,37 @@ export class PlanWriter {
  * every field's type. Nothing of it is trusted before.
  */
 export async function readPlan(path: string): Promise<PlanDocument> {
+  const refused = (why: string) => new UsageError(`plan ${path}: ${why}`, { code: 'E2600' });
   // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a swapped path).
   const text = await readRegularFileWithStat(path, { maxBytes: MAX_PLAN_BYTES, followLinks: true }).then(
     ({ bytes }) => bytes.toString('utf8'),
     (error: unknown) => {
-      if (error instanceof NotRegularFileError)
-        throw new UsageError(`plan ${path}: not a file (${error.kind})`, { code: 'E2600' });
-      if (error instanceof FileTooLargeError)
-        throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`, { code: 'E2600' });
-      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2600' });
+      if (error instanceof NotRegularFileError) throw refused(`not a file (${error.kind})`);
+      if (error instanceof FileTooLargeError) throw refused(`larger than a plan can be (${MAX_PLAN_BYTES} bytes)`);
+      throw refused(`cannot read it (${describeSystemError(error)})`);
     },
   );
   const end = CHECKSUM_LINE.exec(text);
-  if (end === null)
-    throw new UsageError(`plan ${path}: not an examctl plan, or cut short (no checksum at its end)`, { code: 'E2600' });
+  if (end === null) throw refused('not an examctl plan, or cut short (no checksum at its end)');
   if (createHash('sha256').update(text.slice(0, end.index)).digest('hex') !== end[1])
-    throw new UsageError(
-      `plan ${path}: it was changed after examctl wrote it (its checksum does not match): nothing was sent; make a new plan (--plan-out) and review that`,
-      { code: 'E2600' },
+    throw refused(
+      'it was changed after examctl wrote it (its checksum does not match): nothing was sent; make a new plan (--plan-out) and review that',
     );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new UsageError(`plan ${path}: not JSON`, { code: 'E2600' });
+    throw refused('not JSON');
   }
   const version = (parsed as { version?: unknown }).version;
   if ((parsed as { format?: unknown }).format === PLAN_FORMAT && version !== PLAN_VERSION)
-    throw new UsageError(
-      `plan ${path}: version ${String(version)}, this examctl reads version ${PLAN_VERSION}: apply it with the examctl that made it`,
-      { code: 'E2600' },
+    throw refused(
+      `version ${String(version)}, this examctl reads version ${PLAN_VERSION}: apply it with the examctl that made it`,
     );
   const checked = PLAN_DOCUMENT.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new UsageError(
-      `plan ${path}: not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`,
-      { code: 'E2600' },
-    );
+    throw refused(`not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`);
   }
   return checked.data;
 }

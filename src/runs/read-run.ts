@@ -225,10 +225,12 @@ export class RunIndex {
 
   /** Each journaled item's report status, without reading its line. */
   *statuses(): Generator<ItemStatus> {
-    for (const n of this.states.numbers()) {
-      const flags = this.states.flags(n);
-      yield (flags & HAS_OUTCOME) === 0 || (flags & (IN_FLIGHT | TRANSIENT)) !== 0 ? 'skipped' : statusIn(flags);
-    }
+    for (const n of this.states.numbers()) yield this.kept(n) ? statusIn(this.states.flags(n)) : 'skipped';
+  }
+
+  /** Whether a resume keeps journaled item `n`'s outcome: answered definitely, and not sent again since. */
+  private kept(n: number): boolean {
+    return (this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME;
   }
 
   /** The report item of journaled item `n` (its line read back); undefined when the journal has none. */
@@ -284,16 +286,14 @@ export class RunIndex {
     let kept = 0;
     for (const n of this.states.numbers()) {
       if (n >= below) break;
-      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME) kept += 1;
+      if (this.kept(n)) kept += 1;
     }
     return kept;
   }
 
   /** Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost). */
   *keptItems(): Generator<[number, ReportItem]> {
-    for (const n of this.states.numbers())
-      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME)
-        yield [n, reportItemOf(this, this.historyAt(n)!)];
+    for (const n of this.states.numbers()) if (this.kept(n)) yield [n, reportItemOf(this, this.historyAt(n)!)];
   }
 
   /** The journaled items numbered `from` or above, in input order, as report items. */
@@ -649,20 +649,16 @@ function startOf(id: string): number {
   );
 }
 
-/** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
-interface PruneResult {
-  removed: string[];
-  keptUnfinished: string[];
-  leftAlone: { id: string; reason: string }[];
-}
-
-/** Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. */
+/**
+ * Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. Says what
+ * it did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id).
+ */
 export async function pruneRuns(
   runsDir: string,
   policy: PrunePolicy = DEFAULT_PRUNE_POLICY,
   now: Date = new Date(),
   trust: RunTrust = currentTrust(),
-): Promise<PruneResult> {
+) {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
   const leftAlone: { id: string; reason: string }[] = [];
@@ -714,14 +710,8 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /** Far above any end line: a longer last line is not one. */
 const MAX_END_BYTES = 64 * 1024;
 
-/** What `runs list` needs of a finished run; undefined when its journal must be read whole. */
-interface QuickRun {
-  header: RunHeaderLine;
-  endedAt: string;
-  summary: ReportSummary;
-}
-
-async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
+/** What `runs list` needs of a finished run (its header, end and summary); undefined when its journal must be read whole. */
+async function quickRun(runsDir: string, id: string) {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
   const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);

@@ -61,11 +61,6 @@ export type NewRunHeader = Pick<
   headLine?: boolean;
 };
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
 export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   const lock = new StoreLock(dir, 0);
@@ -88,7 +83,7 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
 export class RunJournal {
   /** Bodies of the lines queued for the next group (checksummed as the group is encoded). */
   private pending: string[] = [];
-  private waiters: Waiter[] = [];
+  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
   /** A flush was asked for while one was in progress: the next group goes right after it. */
   private again = false;
@@ -172,13 +167,7 @@ export class RunJournal {
    * Takes over a run for a resume: its lock, the journal appended to after `validLength` (a torn
    * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
    */
-  static async lockForResume(
-    runsDir: string,
-    id: string,
-  ): Promise<{
-    release: () => Promise<void>;
-    reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal>;
-  }> {
+  static async lockForResume(runsDir: string, id: string) {
     let lock: StoreLock;
     try {
       lock = await lockRun(runDir(runsDir, id), id);
@@ -189,7 +178,7 @@ export class RunJournal {
     const file = journalPath(runsDir, id);
     return {
       release: () => lock.release(),
-      reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
+      reopen: async (validLength: number): Promise<RunJournal> => {
         let handle: FileHandle | undefined;
         try {
           // Checked by run-trust.ts before; opened as a regular file again so a swap since cannot redirect it.
@@ -197,7 +186,7 @@ export class RunJournal {
           await handle.truncate(validLength);
           // The cut itself made durable once, before the appends that O_DSYNC makes durable.
           await handle.datasync();
-          const journal = new RunJournal(id, file, handle, lock, commit);
+          const journal = new RunJournal(id, file, handle, lock, DEFAULT_GROUP_COMMIT);
           journal.position = validLength;
           await journal.append({
             t: 'resume',

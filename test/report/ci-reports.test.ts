@@ -321,7 +321,7 @@ describe('error counts by code', () => {
     for (let i = 0; i < 12; i++) tally.add({ field: 'Email', code: 209, message: 'Email is not a valid address' });
     for (let i = 0; i < 1200; i++) tally.add({ field: 'Role', code: 240, message: 'Role is required' });
     tally.add({ field: '', code: null, message: 'Scheduler not set' });
-    tally.item({ item: items[2]! });
+    for (const problem of items[2]!.errors) tally.add(problem);
     expect(formatErrorCodeCounts(tally.entries())).toEqual([
       '  240 x 1,200  Role is required',
       '  209 x 12     Email is not a valid address',

@@ -7,6 +7,7 @@ import { RunReportBuilder } from '../../src/report/report-writers.js';
 import { XlsxReportWriter } from '../../src/report/xlsx-report-writer.js';
 import { MAX_NOTES, RowLook, WorkbookWriter } from '../../src/report/xlsx-workbook.js';
 import { ZipWriter } from '../../src/report/zip-writer.js';
+import { excelDateFormats } from '../../src/report/output-times.js';
 import { inTempDir, readAll, zipEntryText } from './helpers.js';
 
 /** A file stream, and a promise of its close. */
@@ -133,7 +134,7 @@ describe('the workbook parts', () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'w.xlsx');
       const { stream, closed } = fileStream(path);
-      const workbook = new WorkbookWriter(stream);
+      const workbook = new WorkbookWriter(stream, excelDateFormats(undefined));
       const sheet = await workbook.sheet('Report');
       await sheet.header(['ExternalId', 'Phone', 'Note']);
       await sheet.row(['00123', '+49 30 1234567', ' a <b> & "c" '], RowLook.plain);
@@ -171,7 +172,7 @@ describe('the workbook parts', () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'notes.xlsx');
       const { stream, closed } = fileStream(path);
-      const workbook = new WorkbookWriter(stream);
+      const workbook = new WorkbookWriter(stream, excelDateFormats(undefined));
       const first = await workbook.sheet('Report');
       await first.header(['ExternalId', 'Email'], [], [{ column: 1, text: 'the address mail goes to' }]);
       await first.row(['u-1', 'not-an-address'], RowLook.red, [
@@ -208,7 +209,10 @@ describe('the workbook parts', () => {
   });
 
   it('refuses a sheet name Excel refuses, and two sheets of one name', async () => {
-    const workbook = new WorkbookWriter(new Writable({ write: (_chunk, _encoding, done) => done() }));
+    const workbook = new WorkbookWriter(
+      new Writable({ write: (_chunk, _encoding, done) => done() }),
+      excelDateFormats(undefined),
+    );
     await expect(workbook.sheet('a/b')).rejects.toThrow('cannot name an .xlsx sheet');
     await expect(workbook.sheet('x'.repeat(32))).rejects.toThrow('cannot name an .xlsx sheet');
     await workbook.sheet('One');
