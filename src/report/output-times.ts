@@ -134,11 +134,10 @@ export function excelDate(w: WallClock): ExcelDate | undefined {
 
 /**
  * The Excel number formats that show dates and date-times the way the `--date-format` writes
- * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`; literal text escaped, separators as they are); without one,
- * none: the workbook's own ISO-like defaults (WorkbookDateFormats).
+ * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`; literal text escaped, separators as they are); ISO-like without one.
  */
 export function excelDateFormats(format: DateFormat | undefined): WorkbookDateFormats {
-  if (format === undefined) return {};
+  if (format === undefined) return { date: 'yyyy-mm-dd', dateTime: 'yyyy-mm-dd hh:mm:ss' };
   const excel = (text: string): string =>
     text
       .split(/(YYYY|MM|DD|HH|mm|ss)/)
