@@ -19,6 +19,7 @@ export const OWN_PROCESS = [
   'test/store/create-store-busy.test.ts',
   'test/store/failed-append.test.ts',
   'test/store/file-store.test.ts',
+  'test/store/lock-lease.test.ts',
   'test/store/lock-portable.test.ts',
   'test/sync/digest-when-needed.test.ts',
   'test/sync/full-disk-start.test.ts',
