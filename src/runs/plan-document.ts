@@ -230,7 +230,11 @@ export async function readPlan(path: string): Promise<PlanDocument> {
         throw new UsageError(`plan ${path}: not a file (${error.kind})`, { code: 'E2600' });
       if (error instanceof FileTooLargeError)
         throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`, { code: 'E2600' });
-      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2600' });
+      // No file there: a path to check, not a plan to make again.
+      const missing = (error as { code?: unknown } | null)?.code === 'ENOENT';
+      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, {
+        code: missing ? 'E2101' : 'E2600',
+      });
     },
   );
   const end = CHECKSUM_LINE.exec(text);
