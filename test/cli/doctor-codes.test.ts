@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runCli } from '../../src/cli/run-cli.js';
-import { testDeps, withTempDir } from './helpers.js';
+import { storeCli, withTempDir } from './helpers.js';
 
 const USERS = resolve(__dirname, '../../fixtures/users.csv');
 
@@ -10,12 +9,7 @@ const USERS = resolve(__dirname, '../../fixtures/users.csv');
 describe('examctl doctor: a failed check carries the code a run would end with', () => {
   it('a damaged sync memory: E2507 on its line and in --json checks[].code, exit 3', () =>
     withTempDir(async (dir) => {
-      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
-      const cli = async (args: string[]) => {
-        const io = testDeps(dir, {}, env);
-        const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
-        return { code, stdout: io.stdout.text, stderr: io.stderr.text };
-      };
+      const cli = storeCli(dir);
       await writeFile(join(dir, 'users.csv'), await readFile(USERS));
       expect((await cli(['user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
       const [folder] = await readdir(join(dir, 'synced'));

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/run-cli.js';
-import { testDeps, withTempDir } from './helpers.js';
+import { storeCli, withTempDir } from './helpers.js';
 
 /**
  * A user the memory holds but the target never had (a row skipped by --max-errors), left out of the
@@ -15,12 +14,7 @@ const row = (i: number, email = `u${i}@example.test`) => `u-${i},F${i},L${i},${e
 describe('a leaver who was never on the target, back in the file', () => {
   it('is a create in the dry run, the plan file and the real run, as the target says', () =>
     withTempDir(async (dir) => {
-      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
-      const cli = async (args: string[]) => {
-        const io = testDeps(dir, {}, env);
-        const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
-        return { code, stdout: io.stdout.text, stderr: io.stderr.text };
-      };
+      const cli = storeCli(dir);
       const write = (name: string, rows: string[]) => writeFile(join(dir, name), `${[header, ...rows].join('\n')}\n`);
       expect((await cli(['local', 'init'])).code).toBe(0);
       // Night 1: u-1 is invalid, the run stops there: u-2 and u-3 are never sent.
