@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { messageOf } from '../system/errors.js';
 import type { CommandDeps, GlobalOptions } from './command-deps.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { goneStore, memoryPlaceOf, namedStorePath } from './target.js';
 import {
   authorisedVerdict,
+  failedCheck,
   clockVerdict,
   stateDirUnwritable,
   storeReadVerdict,
@@ -44,7 +44,7 @@ export function probeId(): string {
 }
 
 export async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorReport> {
-  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: messageOf(error) });
+  const failed = (error: unknown): DoctorCheck => failedCheck('store', error);
   const checks: DoctorCheck[] = [
     { name: 'target', status: 'ok', detail: `local engine over the store at ${store}` },
     await storeCheck(store, deps).catch(failed),
@@ -101,7 +101,7 @@ export async function checkRemote(
   try {
     answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
   } catch (error) {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
+    report.checks.push(failedCheck('reachable', error));
     return report;
   }
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
@@ -211,7 +211,9 @@ const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAI
 export function renderReport(report: DoctorReport): string {
   // A detail quotes paths and the service's messages: each line passes the terminal gate.
   const lines = report.checks.map((check) =>
-    terminalLine(`${MARK[check.status]}  ${check.name.padEnd(10)} ${check.detail}`),
+    terminalLine(
+      `${MARK[check.status]}  ${check.name.padEnd(10)} ${check.code === undefined ? '' : `${check.code}: `}${check.detail}`,
+    ),
   );
   lines.push(report.healthy ? 'healthy' : 'not healthy (exit 3)');
   return `${lines.join('\n')}\n`;

@@ -5,14 +5,28 @@ import type { ApiResult } from '../port/integration-api.js';
 import { ErrorCode } from '../domain/codes.js';
 import { probeMakeDir } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { ExamctlError, messageOf } from '../system/errors.js';
+import type { ErrorCodeId } from '../system/error-codes.js';
 
 /** One line of `examctl doctor` (docs/remote.md): the command gathers, the functions below decide. */
 export interface DoctorCheck {
   name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions' | 'sync memory';
   status: 'ok' | 'warn' | 'fail' | 'skip';
   detail: string;
+  /** A failure a run would end with: its code (docs/errors.md), as the run would say it. */
+  code?: ErrorCodeId;
 }
 type Verdict = Omit<DoctorCheck, 'name'>;
+
+/** A check failed on an error: its message, and its code where a run would end with it. */
+export function failedCheck(name: DoctorCheck['name'], error: unknown): DoctorCheck {
+  return {
+    name,
+    status: 'fail',
+    detail: messageOf(error),
+    ...(error instanceof ExamctlError ? { code: error.code } : {}),
+  };
+}
 
 /** What the probe's answer says of the token: 1101 = accepted; 401/403 = refused; no envelope = not the API. */
 export function authorisedVerdict(

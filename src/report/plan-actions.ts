@@ -103,9 +103,10 @@ export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'a
   // A leaver the target answers as unchanged (not there, or disabled already) is what it said.
   if (item.action !== 'unchanged' && (facts.disables === true || item.action === 'disabled')) return 'disable';
   if (facts.prunes === true) return 'prune';
+  // A user examctl disabled whom the target does not hold (never created: docs/sync.md) is created, as the target says.
+  if (item.action === 'created') return 'create';
   if (facts.enables === true) return 'enable';
   if (item.action === 'removed' || facts.removes === true) return 'remove';
-  if (item.action === 'created') return 'create';
   if (item.action === 'updated') return 'update';
   if (item.action === 'unchanged') return 'unchanged';
   if (item.action === 'left') return 'left';

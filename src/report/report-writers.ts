@@ -639,13 +639,18 @@ export function countAction(summary: ReportSummary, action: ItemAction, count = 
 /** Actions that are not something a run did to the target. */
 const NOT_DONE: ReadonlySet<PlanAction> = new Set(['fails', 'invalid', 'skipped']);
 
-/** `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok item had an action. */
+/** `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok or partial item had an action. */
 function actionsLine(summary: ReportSummary): string[] {
   if (summary.created === undefined || summary.actions === undefined) return [];
   const done: ActionCounts = {};
   for (const [action, count] of Object.entries(summary.actions) as [PlanAction, number][])
     if (!NOT_DONE.has(action)) done[action] = count;
-  return Object.keys(done).length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${actionWords(done, false)}`];
+  if (Object.keys(done).length === 0) return [];
+  // A partial item was applied in part: its action is counted, and said as partial, not as ok.
+  const partial = Object.values(done).reduce((sum, count) => sum + count, 0) - summary.ok;
+  const whose =
+    partial > 0 ? `${formatCount(summary.ok)} ok and ${formatCount(partial)} partial` : `${formatCount(summary.ok)} ok`;
+  return [`${whose}: ${actionWords(done, false)}`];
 }
 
 /** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */

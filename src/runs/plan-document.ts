@@ -226,6 +226,10 @@ export async function readPlan(path: string): Promise<PlanDocument> {
     (error: unknown) => {
       if (error instanceof NotRegularFileError) throw refused(`not a file (${error.kind})`);
       if (error instanceof FileTooLargeError) throw refused(`larger than a plan can be (${MAX_PLAN_BYTES} bytes)`);
+      // No file there: a path to check, not a plan to make again.
+      if ((error as { code?: unknown } | null)?.code === 'ENOENT') {
+        throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2101' });
+      }
       throw refused(`cannot read it (${describeSystemError(error)})`);
     },
   );

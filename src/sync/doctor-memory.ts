@@ -1,8 +1,7 @@
-import { messageOf } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
-import type { DoctorCheck } from '../context/doctor-verdicts.js';
+import { failedCheck, type DoctorCheck } from '../context/doctor-verdicts.js';
 import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
 import { headsToAsk, standing, standingWords } from './store-standing.js';
@@ -82,6 +81,6 @@ export async function memoryCheck(
       detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': '),
     };
   } catch (error) {
-    return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
+    return failedCheck('sync memory', error);
   }
 }

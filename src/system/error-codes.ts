@@ -62,7 +62,8 @@ export const ERROR_CODES = {
   },
   E2101: {
     title: 'input file not found',
-    cause: 'A file named on the command line (`--file`, `--map-file`, an id list) does not exist. Nothing was sent.',
+    cause:
+      'A file named on the command line (`--file`, `--map-file`, an id list, the plan given to `apply`) does not exist. Nothing was sent.',
     fix: 'Check the path; a relative path is read from the working directory.',
   },
   E2102: {

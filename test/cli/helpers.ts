@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.js';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
 import { ownConfigDir } from '../support/child-env.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
@@ -36,4 +38,14 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
 
 export function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   return inFreshTempDir(run, 'examctl-cli-');
+}
+
+/** The CLI in-process on the local store `<dir>/store`, runs and sync memory in `dir` too: exit code and output. */
+export function storeCli(dir: string) {
+  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+  return async (args: string[]) => {
+    const io = testDeps(dir, {}, env);
+    const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
 }

@@ -161,7 +161,7 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       ]);
       const doctor = await cli(dir, ['doctor'], env);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+EXAMCTL_PROFILE staging names/);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_PROFILE staging names/);
       expect(doctor.stdout).not.toContain('reachable');
       // The profile's own URL in the variable is the profile's run.
       const same = await cli(dir, SYNC, { ...env, EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
@@ -347,7 +347,7 @@ describe('a refused base URL names where it came from (trial 10, F09)', () => {
       expectCoded(api.stderr, 'E2000', 'EXAMCTL_BASE_URL', '/api/v1/integrations');
       const doctor = await cli(dir, ['doctor'], plain);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+EXAMCTL_BASE_URL: refusing plain http:\/\//);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_BASE_URL: refusing plain http:\/\//);
       expect(doctor.stdout).not.toMatch(/ok\s+target/);
       expect(
         (await cli(dir, ['config', 'set-profile', 'hr', '--base-url', 'https://exam.example.com', '--default'])).code,
@@ -689,7 +689,7 @@ describe('under CI=true a remote target is named (issue 81, item 7: a job whose 
       }
       const doctor = await cli(dir, ['doctor'], { CI: 'true' });
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+CI=true and only the default profile prod/);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: CI=true and only the default profile prod/);
       // Named by a flag or a variable, or not under CI: the run goes on.
       for (const [args, env] of [
         [['--profile', 'prod', ...SYNC], { CI: 'true' }],

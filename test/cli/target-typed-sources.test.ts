@@ -72,7 +72,7 @@ describe('two typed flags naming two targets (f01)', () => {
       await setUp(dir, false);
       const doctor = await cli(dir, ['doctor', '--store', 'st', '--base-url', STAGING]);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+--base-url and --store name two targets/);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: --base-url and --store name two targets/);
     }));
 
   it('a variable a flag beats is said unused; the variable that named another target is the one named', () =>

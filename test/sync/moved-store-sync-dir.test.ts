@@ -116,7 +116,7 @@ describe.each([
       const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s', ...flags], dir, env);
       expect(doctor.code, doctor.stderr).toBe(3);
       expect(doctor.stdout).toContain(
-        `FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`,
+        `FAIL  store      E2301: ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`,
       );
       const moved = await examctl(['doctor', '--target', 'local', '--store', 'moved', ...flags], dir, env);
       expect(moved.stdout).toContain(

@@ -255,7 +255,7 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
       const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s'], dir, env);
       expect(doctor.code).toBe(3);
       expect(doctor.stdout).toContain(
-        `FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`,
+        `FAIL  store      E2301: ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`,
       );
     });
 

@@ -11,6 +11,7 @@ import {
   type DoctorReport,
 } from '../../context/doctor-checks.js';
 import { memoryCheck } from '../../sync/doctor-memory.js';
+import { failedCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
 /**
@@ -32,7 +33,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
     report = {
       healthy: false,
       target: options.target,
-      checks: [{ name: 'target', status: 'fail', detail: error.message }],
+      checks: [failedCheck('target', error)],
     };
   }
   const tokenFile = resolved?.kind === 'remote' ? resolved.tokenFile : undefined;

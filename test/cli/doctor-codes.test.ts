@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { storeCli, withTempDir } from './helpers.js';
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+
+/** A check that fails on what a run would refuse with says that refusal's code (docs/errors.md), as the run would. */
+describe('examctl doctor: a failed check carries the code a run would end with', () => {
+  it('a damaged sync memory: E2507 on its line and in --json checks[].code, exit 3', () =>
+    withTempDir(async (dir) => {
+      const cli = storeCli(dir);
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS));
+      expect((await cli(['user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
+      const [folder] = await readdir(join(dir, 'synced'));
+      const memory = join(dir, 'synced', folder!, 'users.ndjson');
+      const lines = (await readFile(memory, 'utf8')).split('\n');
+      lines[3] = lines[3]!.replace('"stu-', '"stX-');
+      await writeFile(memory, lines.join('\n'));
+      const night = await cli(['user', 'sync', '--file', 'users.csv', '--changed-only', '--json']);
+      expect(JSON.parse(night.stdout).error.code).toBe('E2507');
+      const text = await cli(['doctor']);
+      expect(text.code).toBe(3);
+      expect(text.stdout).toMatch(/^FAIL\s+sync memory\s+E2507: \S*users\.ndjson:4/m);
+      const json = await cli(['doctor', '--json']);
+      expect(json.code).toBe(3);
+      const check = JSON.parse(json.stdout).checks.find((entry: { name: string }) => entry.name === 'sync memory');
+      expect(check).toMatchObject({ status: 'fail', code: 'E2507' });
+      expect(check.detail).toContain('users.ndjson:4');
+    }));
+});

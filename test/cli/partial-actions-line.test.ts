@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { storeCli, withTempDir } from './helpers.js';
+
+/** The summary's actions line counts the items it names: a partial item's action is said as partial, never as ok (docs/cli.md). */
+describe('a run with a partial item: the actions line', () => {
+  it('says "1 ok and 1 partial: 2 created", not "1 ok: 2 created"', () =>
+    withTempDir(async (dir) => {
+      const cli = storeCli(dir);
+      const rows = [
+        'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies',
+        'q-1,A,B,q1@example.test,q-1,Candidate,H-NORTH',
+        'q-2,A,B,q2@example.test,q-2,Candidate,H-NOWHERE',
+      ];
+      await writeFile(join(dir, 'u.csv'), `${rows.join('\n')}\n`);
+      expect((await cli(['local', 'init'])).code).toBe(0);
+      const run = await cli(['user', 'sync', '--file', 'u.csv']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^2 items: 1 ok, 1 partial, 0 failed, 0 skipped$/m);
+      expect(run.stderr).toMatch(/^1 ok and 1 partial: 2 created$/m);
+      expect(run.stderr).not.toMatch(/^1 ok: /m);
+    }));
+});
