@@ -7,14 +7,14 @@ import { withTempDir } from '../cli/helpers.js';
 
 /** readPlan reads one handle, checked regular and bounded before a byte is read (docs/plan.md, "Refusals"). */
 describe('readPlan', () => {
-  it('refuses with E2600 a directory, a FIFO, a missing file and one larger than a plan can be', () =>
+  it('refuses with E2600 a directory, a FIFO and one larger than a plan can be; a missing file with E2101', () =>
     withTempDir(async (dir) => {
-      const refused = async (path: string) => {
+      const refused = async (path: string, code = 'E2600') => {
         const error = await readPlan(path).then(
           () => undefined,
           (thrown: unknown) => thrown as { code?: string; message: string },
         );
-        expect(error?.code).toBe('E2600');
+        expect(error?.code).toBe(code);
         expect(error?.message).toContain(path);
         return error!.message;
       };
@@ -25,7 +25,7 @@ describe('readPlan', () => {
         // Opened without blocking, judged by its handle: refused, never waited on.
         expect(await refused(join(dir, 'plan.fifo'))).toContain('not a file');
       }
-      expect(await refused(join(dir, 'missing.json'))).toContain('cannot read it');
+      expect(await refused(join(dir, 'missing.json'), 'E2101')).toContain('cannot read it');
       const big = join(dir, 'big.json');
       // Sparse: refused by its size, unread.
       await writeFile(big, '');
