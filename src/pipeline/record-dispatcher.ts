@@ -130,10 +130,11 @@ export class RecordDispatcher<P, R> {
   }
 
   /** Synchronous unless the unit is sent: validation-only items cost no promise. */
-  dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
+  dispatch(given: Unit<P>): ReportEntry | Promise<ReportEntry> {
     const n = this.position++;
     const journal = this.journal;
-    const upcoming = this.nextUpcoming(unit, n);
+    const upcoming = this.nextUpcoming(given, n);
+    const unit = this.sentAgain(given, n);
     const prepared = unit.prepared;
     // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
     // Not an ok one the memory takes back (a store older than the run left it): sent again.
@@ -280,6 +281,14 @@ export class RecordDispatcher<P, R> {
     return sent;
   }
 
+  /**
+   * The unit as it goes: one an earlier attempt of a resumed run applied and a restore of the store lost
+   * (RunJournaling.lost) is sent again, though the sync memory, which recorded its acknowledgement, would leave it out.
+   */
+  private sentAgain(unit: Unit<P>, n: number): Unit<P> {
+    return unit.unsent !== undefined && this.journal?.lost?.(n) === true ? { ...unit, unsent: undefined } : unit;
+  }
+
   /** The announced entry of the unit at position n, after `recordAheadFrom`; undefined if not announced. */
   private nextUpcoming(unit: Unit<P>, n: number): Upcoming<P> | undefined {
     const upcoming = this.upcoming;
@@ -310,7 +319,7 @@ export class RecordDispatcher<P, R> {
       const ahead = upcoming[head + (k - n)]!;
       ahead.kept = journal.kept(k, ahead.unit);
       // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
-      if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
+      if (ahead.kept === undefined && ahead.unit.prepared.ok && this.sentAgain(ahead.unit, k).unsent === undefined) {
         writes.push([ahead, journal.sending(k, ahead.unit)]);
         if (this.job.intend?.(ahead.unit, journal.id) === true) intents = true;
       }

@@ -46,6 +46,11 @@ export interface RunJournaling {
    */
   inStore?(n: number): boolean;
   /**
+   * On a resume, whether unit `n` was applied by an earlier attempt and lost by a restore of the store since:
+   * it is sent again, whatever the sync memory says (its acknowledgement is what the store lost).
+   */
+  lost?(n: number): boolean;
+  /**
    * A new run on a remote target whose resume asks the store (`storeKeys`): records the head its first
    * answer stood on (a served store's header), as the run's start head; the dispatcher sends that request alone.
    */
@@ -145,6 +150,7 @@ export async function startJournaling(
           return undefined;
         },
         inStore: (n) => inStore.has(n),
+        lost: (n) => lost.has(n),
         settle(n, unit, outcome) {
           // A resend the store found unchanged had lost nothing.
           if (
@@ -310,7 +316,7 @@ function appliedBeforeInterrupt(run: string): Pick<Outcome, 'status' | 'errors' 
 
 function journaling(
   journal: RunJournal,
-  resume: Pick<RunJournaling, 'kept' | 'inStore'> & {
+  resume: Pick<RunJournaling, 'kept' | 'inStore' | 'lost'> & {
     settle(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   },
   testSignal: TestSignal,
@@ -324,6 +330,7 @@ function journaling(
     id: journal.id,
     kept: resume.kept,
     inStore: resume.inStore,
+    lost: resume.lost,
     sending(n, unit) {
       const ref = refOf(n, unit);
       batch.push(ref);
