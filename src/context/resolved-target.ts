@@ -9,8 +9,11 @@ interface RemoteConnection {
   baseUrl: string;
   /** Requests in flight: --concurrency, else the profile's default, else REMOTE_CONCURRENCY. */
   concurrency: number;
-  /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
-  connect(): Promise<IntegrationApi>;
+  /**
+   * Builds the client; the token stays inside this closure so it never lands in a report or message.
+   * `signal`: what cuts its waits short instead of the run's interrupt (a question asked after one).
+   */
+  connect(signal?: AbortSignal): Promise<IntegrationApi>;
   /** Throws the usage error the client would (plain http to a non-loopback host...), sending nothing. */
   checkBaseUrl(): Promise<void>;
   /** One single-attempt GET (doctor), with the token when there is one. */

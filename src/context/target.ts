@@ -312,7 +312,7 @@ async function remoteTarget(
     remote: {
       baseUrl,
       concurrency,
-      async connect(): Promise<IntegrationApi> {
+      async connect(signal?: AbortSignal): Promise<IntegrationApi> {
         if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
         const { createRemoteClient } = await import('../api/remote-client.js');
         return createRemoteClient({
@@ -323,7 +323,7 @@ async function remoteTarget(
           allowInsecureHttp,
           via,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
-          signal: deps.signal,
+          signal: signal ?? deps.signal,
           env: deps.env,
           sleep: deps.retrySleep,
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
@@ -391,19 +391,20 @@ export async function targetInstance(
 /**
  * Where the target's store stands, and which of `asked` heads it holds (docs/sync.md, "Where the
  * store stands"): a local store's (none: no store yet), a served one's (if `ask`, or once it said it
- * is one); none for the platform, which cannot say.
+ * is one); none for the platform, which cannot say. `signal`: as the connection's connect's.
  */
 export async function storeHead(
   target: ResolvedTarget,
   asked: readonly string[],
   ask: boolean,
+  signal?: AbortSignal,
 ): Promise<StoreHead | undefined> {
   if (target.kind === 'local') {
     const { readStoreHead, storeExists } = await import('../engine/local-target.js');
     return (await storeExists(target.store)) ? readStoreHead(target.store, asked) : undefined;
   }
   if (!ask && !target.remote.storeSaid()) return undefined;
-  const api = await target.remote.connect();
+  const api = await target.remote.connect(signal);
   return (api.storeHead?.(asked) ?? Promise.resolve(undefined)).finally(() => api.close());
 }
 

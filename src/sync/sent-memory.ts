@@ -85,6 +85,9 @@ const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened (locked
  * when it decides what is sent), --changed-only's verdict, acknowledged requests by digest.
  */
+/** How long the question of where an interrupted attempt left a served store may take (within the run's end bound). */
+const END_HEAD_MS = 5_000;
+
 export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
@@ -313,7 +316,11 @@ export abstract class SentMemory<P> {
     const seen = newest?.heads ?? [];
     const store = await storeHead(resolved, headsToAsk(seen), this.flags.dryRun !== true && seen.length > 0);
     this.head = store?.head;
-    this.headOf = async () => (await storeHead(resolved, [], false))?.head;
+    // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken
+    // during it would be taken to hold all it acknowledged (store-standing.ts, "ahead" of its start head).
+    this.headOf = async () =>
+      (await storeHead(resolved, [], false, this.deps.signal?.aborted ? AbortSignal.timeout(END_HEAD_MS) : undefined))
+        ?.head;
     const stands = standing(seen, store);
     const words = standingWords(stands, resolved.report.kind, this.memory!.entries.values());
     // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.

@@ -122,6 +122,9 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     { t: 'resume', stop: null },
   ],
+  // The same, then the same file as a new night: an interrupted served attempt records where it ended, so the restore
+  // shows, and the row the store lost is sent again.
+  [users([0, 0, 0], 2, 1), { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false }, users([0, 0, 0])],
   // A restore to a copy that holds u1's value by chance: u1's later acknowledgement is sent again, exactly that.
   [
     users([0, 2, 0]),
