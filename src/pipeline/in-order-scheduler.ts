@@ -16,10 +16,10 @@ interface InOrderSchedulerOptions<T> {
 
 /** One place in input order: its item once known, the answer while it is pending, or how it failed. */
 interface Slot<T> {
-  item?: T;
-  answer?: Promise<T>;
-  failed?: boolean;
-  error?: unknown;
+  item: T | undefined;
+  answer: Promise<T> | undefined;
+  failed: boolean;
+  error: unknown;
 }
 
 export class InOrderScheduler<T extends object> {
@@ -41,10 +41,11 @@ export class InOrderScheduler<T extends object> {
   accept(item: T | Promise<T>): void | Promise<void> {
     if (!(item instanceof Promise)) {
       if (this.pending.length === 0) return this.emit(item);
-      this.pending.push({ item });
+      this.pending.push({ item, answer: undefined, failed: false, error: undefined });
       return this.settle();
     }
-    const slot: Slot<T> = { answer: item };
+    // Every field from the start: one object shape for every slot, none added as the answer comes.
+    const slot: Slot<T> = { item: undefined, answer: item, failed: false, error: undefined };
     // The answer is kept on its slot, a rejection too: observed when its turn comes, never
     // unhandled before. One handler per answer (no promise chained for the slot itself).
     void item.then(

@@ -34,9 +34,9 @@ interface DispatchOptions {
 interface Upcoming<P> {
   unit: Unit<P>;
   /** Decided ahead: on a resume, the recorded entry of a unit whose outcome stands. */
-  kept?: ReportEntry;
+  kept: ReportEntry | undefined;
   /** Put on record as sent ahead of its dispatch, with the others of its write. */
-  recorded?: Recorded;
+  recorded: Recorded | undefined;
 }
 
 /** One write of `sent` lines put on record ahead, shared by its units: once durable, they go at once. */
@@ -119,7 +119,8 @@ export class RecordDispatcher<P, R> {
       this.upcoming = this.upcoming.slice(this.upcomingHead);
       this.upcomingHead = 0;
     }
-    for (const unit of units) this.upcoming.push({ unit });
+    // Every field from the start: one object shape, not two transitions per unit as they are set.
+    for (const unit of units) this.upcoming.push({ unit, kept: undefined, recorded: undefined });
     // Read ahead in idle time (run-pipeline.ts): put on record now, not at the next dispatch,
     // which would then wait for the fsync.
     this.recordAheadFrom(this.position, this.upcomingHead);

@@ -49,7 +49,8 @@ export function unitAction(
   return actionOf(
     {
       valid: unit.prepared.ok,
-      ...(unit.unsent === undefined ? {} : { unsent: unit.unsent.action === 'left' ? 'left' : 'unchanged' }),
+      // A field left undefined, not a spread: one object shape for every unit, no empty object a unit.
+      unsent: unit.unsent === undefined ? undefined : unit.unsent.action === 'left' ? 'left' : 'unchanged',
       disables: unit.plannedAction === 'disabled',
       prunes: unit.membership?.removed !== undefined,
       enables: unit.plannedNote === 're-enables',
