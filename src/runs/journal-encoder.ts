@@ -56,23 +56,10 @@ export function refBody(t: 'sent' | 'unsent', ref: ItemRef, reason?: string): st
   return reason === undefined ? `${itemHead(t, ref)}}` : `${itemHead(t, ref)},"reason":${JSON.stringify(reason)}}`;
 }
 
-/** A status's or an action's JSON: a few words (ItemStatus, ItemAction), each on thousands of lines, made once a word. */
-const wordsJson = new Map<string, string>();
-const WORDS_KEPT = 32;
-
-function wordJson(word: string): string {
-  let json = wordsJson.get(word);
-  if (json === undefined) {
-    json = JSON.stringify(word);
-    if (wordsJson.size < WORDS_KEPT) wordsJson.set(word, json);
-  }
-  return json;
-}
-
 /** An outcome line's body; the journal writes it without building the line with its `t` first. */
 export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
-  let body = `${itemHead('outcome', line)},"status":${wordJson(line.status)},"errors":${line.errors.length === 0 ? '[]' : JSON.stringify(line.errors)},"transient":${line.transient === true}`;
-  if (line.action !== undefined) body += `,"action":${wordJson(line.action)}`;
+  let body = `${itemHead('outcome', line)},"status":${JSON.stringify(line.status)},"errors":${line.errors.length === 0 ? '[]' : JSON.stringify(line.errors)},"transient":${line.transient === true}`;
+  if (line.action !== undefined) body += `,"action":${JSON.stringify(line.action)}`;
   if (line.note !== undefined) body += `,"note":${JSON.stringify(line.note)}`;
   if (line.removed !== undefined) body += `,"removed":${JSON.stringify(line.removed)}`;
   return `${body}}`;
