@@ -32,6 +32,10 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
       const user = userIn(view(), externalId);
       return user ? userView(user) : null;
     },
+    membershipsOf: (externalId) => {
+      const user = userIn(view(), externalId);
+      return user ? (user.Hierarchies ?? []) : null;
+    },
     assessments: () => byId([...view().values<WorldAssessment>('assessments')].map(assessmentEntry)),
     hierarchies: () => hierarchyEntries([...view().values<WorldHierarchy>('hierarchies')]),
     schedules: () =>

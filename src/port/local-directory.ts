@@ -1,5 +1,5 @@
 import type { StoredUserView } from '../domain/user.js';
-import type { WorldCandidate, WorldSchedule } from '../domain/world.js';
+import type { WorldCandidate, WorldMembership, WorldSchedule } from '../domain/world.js';
 /**
  * Read-only lookups only the local target answers (the integration API lists none of them): prompts
  * offer choices from them, `schedule links` reads the links. Beside IntegrationApi, never in it, so
@@ -14,6 +14,8 @@ export interface LocalDirectory {
   userOf(externalId: string): KnownUser | null;
   /** The user's whole stored record as Content.User shows it (never a password or memberships); null when unknown. */
   storedUserOf(externalId: string): StoredUserView | null;
+  /** The user's hierarchy memberships as stored, each with its flags (a plan's before: docs/plan.md); null when unknown. */
+  membershipsOf(externalId: string): readonly WorldMembership[] | null;
   /** Every assessment, by external id (code-unit order). */
   assessments(): AssessmentEntry[];
   /** Every hierarchy, by external id; `path` is the titles from the root down, joined with " / ". */

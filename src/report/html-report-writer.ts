@@ -26,13 +26,15 @@ const GROUPS: readonly Group[] = SHOWN_ORDER.flatMap((action) =>
   action === 'skipped' ? ['partial', action] : [action],
 );
 
-/** Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean. */
+/**
+ * Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean.
+ * Unchanged rows have none: without --changed-only each is sent (nothing changes); a row left out says so in its note.
+ */
 const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
   disable: ['not in the file', 'not in the file'],
   enable: ['a login examctl disabled', 'a login examctl disabled'],
   send: ['', 'what it did: not known'],
   invalid: ['not sent', 'not sent'],
-  unchanged: ['not sent', ''],
 };
 
 /** Tables that change nothing start folded: a night of 40,000 unchanged users does not bury the 11 that change. */

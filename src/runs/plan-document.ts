@@ -255,6 +255,15 @@ export async function readPlan(path: string): Promise<PlanDocument> {
     const issue = checked.error.issues[0]!;
     throw refused(`not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`);
   }
+  // What a person reviews is each request; what apply sends is the one its digest names: they are one.
+  for (const item of checked.data.items) {
+    if (item.digest === undefined || item.request === undefined) continue;
+    const json = JSON.stringify(item.request);
+    if (!mayHoldSecret(json) && digestOfJson(json) !== item.digest)
+      throw refused(
+        `item ${item.n} (${item.id ?? 'no id'}): its request is not the one its digest names (it was changed after examctl wrote it): nothing was sent; make a new plan (--plan-out) and review that`,
+      );
+  }
   return checked.data;
 }
 

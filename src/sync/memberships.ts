@@ -209,3 +209,71 @@ export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchie
   if (hierarchies !== undefined && !Array.isArray(hierarchies)) return 0;
   return pruneOf(links, { Hierarchies: hierarchies ?? [] } as UserRequest, given)?.removed.length ?? 0;
 }
+
+/** A link as the Hierarchies cell writes it: `H-A`, `H-A:coordinator+reports`. */
+function cellOf(id: string, flags: ReadonlySet<FlagField>): string {
+  const words = FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word);
+  return words.length === 0 ? id : `${id}:${words.join('+')}`;
+}
+
+/** Memberships as a store's record holds them (objects with their flags) or the memory keeps them (ManagedLink). */
+function heldLinks(value: unknown): Links {
+  if (!Array.isArray(value)) return new Map();
+  const links: ManagedLink[] = value.map((entry: unknown): ManagedLink => {
+    if (isMembership(entry))
+      return [entry.ExternalId, FLAGS.filter(([, field]) => entry[field] === true).map(([w]) => w)];
+    return entry as ManagedLink;
+  });
+  return parseLinks(links);
+}
+
+/** What a request does to memberships: each link it changes, before and after, in the cell's words. */
+export interface MembershipChange {
+  /** Every link it changes was known before: `held` holds it, or (`whole`) it is known absent. */
+  known: boolean;
+  /** Each changed link as it was (absent: none was), `|`-joined. */
+  before?: string;
+  /** Each changed link as the request leaves it (absent: none, all deleted), `|`-joined. */
+  after?: string;
+}
+
+/**
+ * The links a request's Hierarchies changes (docs/plan.md, "Before and after"): a link joined, a
+ * link deleted, a flag gained or revoked; a link it leaves as it was is not listed. `held`: the
+ * memberships known before (a store record's Hierarchies, or the memory's links); `whole`: a link
+ * `held` lacks is known absent (the local store's record), else not known. A flag a request leaves
+ * out keeps its value, as the platform keeps it. Undefined when nothing changes.
+ */
+export function membershipChange(held: unknown, whole: boolean, sent: unknown): MembershipChange | undefined {
+  if (!Array.isArray(sent)) return undefined;
+  const links = heldLinks(held);
+  const before: string[] = [];
+  const after: string[] = [];
+  let known = true;
+  let changed = false;
+  for (const entry of sent) {
+    if (!isMembership(entry)) continue;
+    const old = links.get(entry.ExternalId);
+    if (old === undefined && !whole) known = false;
+    if (entry.Action === 'DELETE') {
+      if (old !== undefined) before.push(cellOf(entry.ExternalId, old));
+      changed ||= old !== undefined || !whole;
+      continue;
+    }
+    const now = new Set(old);
+    for (const [, field] of FLAGS) {
+      if (entry[field] === true) now.add(field);
+      else if (entry[field] === false) now.delete(field);
+    }
+    if (old !== undefined && old.size === now.size && [...old].every((field) => now.has(field))) continue;
+    if (old !== undefined) before.push(cellOf(entry.ExternalId, old));
+    after.push(cellOf(entry.ExternalId, now));
+    changed = true;
+  }
+  if (!changed) return undefined;
+  return {
+    known,
+    ...(known && before.length > 0 ? { before: before.join('|') } : {}),
+    ...(after.length > 0 ? { after: after.join('|') } : {}),
+  };
+}

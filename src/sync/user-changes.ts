@@ -7,10 +7,13 @@ import type { UserRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
 import type { FieldChange } from '../report/run-report.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
+import { membershipChange } from './memberships.js';
 
-/** Fields a change never lists: the id (the item's own), memberships (the item's `removed` and `joined`), a secret. */
-const NOT_LISTED = new Set(['ExternalId', 'Hierarchies']);
+/** A field a change never lists: the id (the item's own). */
+const NOT_LISTED = 'ExternalId';
 const SECRET = 'Password';
+/** Listed link by link, in the cell's words (memberships.ts, membershipChange). */
+const MEMBERSHIPS = 'Hierarchies';
 
 /**
  * What examctl knows of a user before the request: a value by field. `whole`: the record is
@@ -22,10 +25,13 @@ export interface KnownBefore {
   readonly whole: boolean;
 }
 
-/** A local store's record (LocalDirectory.storedUserOf): whole; a login it does not disable is enabled (`false`), as a leaver's change says it. */
-export function storedBefore(stored: StoredUserView | null): KnownBefore | undefined {
+/**
+ * A local store's record (LocalDirectory.storedUserOf, with its memberships): whole; a login it does
+ * not disable is enabled (`false`), as a leaver's change says it.
+ */
+export function storedBefore(stored: StoredUserView | null, memberships: unknown = []): KnownBefore | undefined {
   if (stored === null) return undefined;
-  return { fields: { ...stored, DisableLogin: stored.DisableLogin === true }, whole: true };
+  return { fields: { ...stored, DisableLogin: stored.DisableLogin === true, [MEMBERSHIPS]: memberships }, whole: true };
 }
 
 /** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
@@ -56,6 +62,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
   if (entry.lastName !== undefined) known.LastName = entry.lastName;
   if (entry.email !== undefined) known.Email = entry.email;
   if (entry.disabled === true) known.DisableLogin = true;
+  if (entry.links !== undefined) known[MEMBERSHIPS] = entry.links;
   return { fields: known, whole: false };
 }
 
@@ -82,7 +89,7 @@ export function sentFields(
 
 /**
  * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value. A field known to have no value changes unless `after` is its
+ * only as changed, never its value; memberships link by link (membershipChange). A field known to have no value changes unless `after` is its
  * default: `known` with no `before`. Undefined for a user examctl knows nothing of (a create).
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
@@ -91,7 +98,13 @@ export function userChanges(before: KnownBefore | undefined, after: UserRequest)
   const changes: FieldChange[] = [];
   for (const field in after) {
     const value = (after as Record<string, unknown>)[field];
-    if (NOT_LISTED.has(field) || value === undefined) continue;
+    if (field === NOT_LISTED || value === undefined) continue;
+    if (field === MEMBERSHIPS) {
+      const change = membershipChange(fields[field], whole, value);
+
+      if (change !== undefined) changes.push({ field, ...change });
+      continue;
+    }
     if (field === SECRET) {
       changes.push({ field, known: false });
       continue;

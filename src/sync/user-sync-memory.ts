@@ -138,7 +138,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
   private counting = false;
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
-  private beforeView: Pick<LocalDirectory, 'storedUserOf'> | null = null;
+  private beforeView: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'> | null = null;
 
   constructor(
     flags: UserSyncFlags,
@@ -445,7 +445,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
       this.beforeView !== null
-        ? storedBefore(this.beforeView.storedUserOf(id))
+        ? storedBefore(this.beforeView.storedUserOf(id), this.beforeView.membershipsOf(id))
         : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
     return changes === undefined ? unit : { ...unit, changes };

@@ -59,7 +59,7 @@ describe('the HTML page in Chromium', () => {
       '1 To create',
       '2 To update',
       '1 Invalid (not sent)',
-      '3 Unchanged (not sent)',
+      '3 Unchanged',
     ]);
     const top = async (selector: string) => (await page.locator(selector).first().boundingBox())!.y;
     expect(await top('#counts')).toBeLessThan(await top('section.group'));

@@ -57,7 +57,7 @@ describe('--report FILE.html', () => {
     expect(counts).toContain('<span class="n">9</span><span class="label">Items</span>');
     expect(counts).toContain('<span class="n">1</span><span class="label">To disable (not in the file)</span>');
     expect(counts).toContain('<span class="n">2</span><span class="label">To update</span>');
-    expect(counts).toContain('<span class="n">3</span><span class="label">Unchanged (not sent)</span>');
+    expect(counts).toContain('<span class="n">3</span><span class="label">Unchanged</span>');
     expect(page.indexOf('<ul class="counts"')).toBeLessThan(page.indexOf('<section class="group"'));
     const tables = [...page.matchAll(/<section class="group" id="(\w+)"/g)].map((match) => match[1]);
     expect(tables).toEqual(['disable', 'prune', 'create', 'update', 'invalid', 'unchanged']);

@@ -61,4 +61,27 @@ describe('a user entry keeps what examctl last sent', () => {
     ]);
     expect(entryOfBody({ id: 'u-1', d: 'd', r: 'r', v: ['Role'] })).toBe('its sent fields are not fields by name');
   });
+
+  it('memberships: a remote plan knows the links examctl sent, link by link; another link is not known', () => {
+    const entry: MemoryEntry = {
+      digest: 'd',
+      run: 'r',
+      links: [
+        ['H-A', ['coordinator']],
+        ['H-B', []],
+      ],
+    };
+    const flags = { IsCoordinator: true, IsAdministrator: true, HasViewReportsPermissions: false };
+    expect(userChanges(sentBefore(entry), request({ Hierarchies: [{ ExternalId: 'H-A', ...flags }] }))).toEqual([
+      { field: 'Hierarchies', known: true, before: 'H-A:coordinator', after: 'H-A:coordinator+administrator' },
+    ]);
+    // A DELETE of a link examctl sent; a link it never sent (the platform may hold it): not known.
+    const deleted = request({ Hierarchies: [{ ExternalId: 'H-B', Action: 'DELETE' }] });
+    expect(userChanges(sentBefore(entry), deleted)).toEqual([{ field: 'Hierarchies', known: true, before: 'H-B' }]);
+    const other = request({ Hierarchies: [{ ExternalId: 'H-C', IsCoordinator: false }] });
+    expect(userChanges(sentBefore(entry), other)).toEqual([{ field: 'Hierarchies', known: false, after: 'H-C' }]);
+    // The links as they were: nothing listed.
+    const same = request({ Hierarchies: [{ ExternalId: 'H-A', IsCoordinator: true }, { ExternalId: 'H-B' }] });
+    expect(userChanges(sentBefore(entry), same)).toEqual([]);
+  });
 });

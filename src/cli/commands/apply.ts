@@ -35,7 +35,8 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const plan = await readPlan(path);
   const place = planPlace(plan, deps);
   const dryRun = options.dryRun === true;
-  const before = dryRun ? undefined : await appliedBefore(place);
+  // Applied already: a dry run says so too, as apply would (its own run moved the store since the plan).
+  const before = await appliedBefore(place);
   if (before !== undefined) return appliedAlready(plan.id, given, before, place, options.json === true, deps);
   const entry = resumeEntry(plan.command, deps.behaviours ?? new Map());
   if ('notResumable' in entry)
