@@ -12,7 +12,7 @@ export const REMOTE_CONCURRENCY = 8;
  * In flight at once toward `examctl local serve` when neither `--concurrency` nor a profile names a
  * number, from the run's first answer on (its header says the server is one): the served store writes
  * the requests that arrive together as one durable line, so a wider window is fewer lines (a 5,000-user
- * first night: ~1,375 at 8; bench/README.md, "a first night through local serve").
+ * first night: ~1,375 at 8; bench/README.md, "local serve's default window").
  */
 export const SERVED_CONCURRENCY = 32;
 
