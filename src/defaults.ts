@@ -9,6 +9,14 @@
 export const REMOTE_CONCURRENCY = 8;
 
 /**
+ * In flight at once toward `examctl local serve` when neither `--concurrency` nor a profile names a
+ * number, from the run's first answer on (its header says the server is one): the served store writes
+ * the requests that arrive together as one durable line, so a wider window is fewer lines (a 5,000-user
+ * first night: ~1,375 at 8; bench/README.md, "local serve's default window").
+ */
+export const SERVED_CONCURRENCY = 32;
+
+/**
  * In flight at once on the local engine, whatever `--concurrency` says: the store group-commits
  * what is queued, so this is about the records per fsync. 64 made a 100k-user sync ~1,560 fsyncs
  * (10-15 s); 256 makes ~390 (~5 s on a loaded 2-core machine); 1024 was no faster and used more
@@ -20,4 +28,5 @@ export const LOCAL_CONCURRENCY = 256;
 export const NAMED_DEFAULTS: Readonly<Record<string, number>> = {
   'remote-concurrency': REMOTE_CONCURRENCY,
   'local-concurrency': LOCAL_CONCURRENCY,
+  'served-concurrency': SERVED_CONCURRENCY,
 };

@@ -52,7 +52,13 @@ export const abortableSleep: Sleep = (ms, signal) =>
 export class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
+  constructor(private limit: number) {}
+
+  /** Raises the limit (never lowers it); callers waiting take the new slots at once. */
+  widen(limit: number): void {
+    this.limit = Math.max(this.limit, limit);
+    while (this.active < this.limit && this.waiting.length > 0) this.waiting.shift()!();
+  }
 
   /** Takes a free slot at once (no promise, no turn of the event loop); false when the caller must `acquire`. */
   tryAcquire(): boolean {

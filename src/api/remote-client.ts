@@ -78,6 +78,8 @@ export interface RemoteClientOptions {
   onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
+  /** In flight from the first answer that says the server is `local serve` on (`x-examctl-store`); none: `concurrency` throughout. */
+  servedConcurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
   rate?: number;
   /** The whole attempt, headers and body, however slowly they come (ms). Default 60 000. */
@@ -246,7 +248,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // (0.7 us a call). Through a proxy they stay: they bound the CONNECT answer, which no attempt owns.
   const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
-    connections: concurrency,
+    connections: Math.max(concurrency, options.servedConcurrency ?? 0),
     connectTimeout: 10_000,
     headersTimeout: undiciTimeoutMs,
     bodyTimeout: undiciTimeoutMs,
@@ -338,6 +340,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           attemptLimits,
         );
         if (headerValue(response.headers, 'x-examctl-store') !== undefined) {
+          if (!storeSaid && options.servedConcurrency !== undefined) limiter.widen(options.servedConcurrency);
           storeSaid = true;
           options.onStoreSaid?.();
         }

@@ -7,8 +7,11 @@ import type { RemoteTarget } from './remote-settings.js';
 
 interface RemoteConnection {
   baseUrl: string;
-  /** Requests in flight: --concurrency, else the profile's default, else REMOTE_CONCURRENCY. */
-  concurrency: number;
+  /**
+   * Requests in flight: --concurrency, else the profile's, else REMOTE_CONCURRENCY until an answer said the
+   * server is `local serve`, SERVED_CONCURRENCY from then on.
+   */
+  readonly concurrency: number;
   /**
    * Builds the client; the token stays inside this closure so it never lands in a report or message.
    * `signal`: what cuts its waits short instead of the run's interrupt (a question asked after one).

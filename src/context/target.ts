@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { REMOTE_CONCURRENCY } from '../defaults.js';
+import { REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
 import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
@@ -299,9 +299,20 @@ async function remoteTarget(
 ): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await say(deps, `warning: ${warning}`);
   const { baseUrl, token } = settings;
-  const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
+  // A number given (--concurrency, a profile's) holds throughout; the default widens toward `local serve`.
+  const given = settings.concurrency;
+  const concurrency = given ?? REMOTE_CONCURRENCY;
+  const servedConcurrency = given === undefined ? SERVED_CONCURRENCY : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   let said = false;
+  const storeSaid = (): void => {
+    if (!said && servedConcurrency !== undefined)
+      void say(
+        deps,
+        `concurrency: ${servedConcurrency} in flight from here on, the default toward examctl local serve (--concurrency sets another)`,
+      );
+    said = true;
+  };
   return {
     kind: 'remote',
     baseUrl,
@@ -311,7 +322,9 @@ async function remoteTarget(
     report: { kind: 'remote', baseUrl },
     remote: {
       baseUrl,
-      concurrency,
+      get concurrency() {
+        return said ? (servedConcurrency ?? concurrency) : concurrency;
+      },
       async connect(signal?: AbortSignal): Promise<IntegrationApi> {
         if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
         const { createRemoteClient } = await import('../api/remote-client.js');
@@ -319,6 +332,7 @@ async function remoteTarget(
           baseUrl,
           token,
           concurrency,
+          servedConcurrency,
           rate: settings.rate,
           allowInsecureHttp,
           via,
@@ -329,7 +343,7 @@ async function remoteTarget(
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
-          onStoreSaid: () => void (said = true),
+          onStoreSaid: storeSaid,
         });
       },
       storeSaid: () => said,

@@ -1,4 +1,4 @@
-import { REMOTE_CONCURRENCY } from '../defaults.js';
+import { REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
 import { allKept, choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brief } from './option-table.js';
 
@@ -102,7 +102,7 @@ export const GLOBAL_OPTIONS = allKept([
       undefined,
       parsed(
         '--concurrency <n>',
-        `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`,
+        `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY}; ${SERVED_CONCURRENCY} toward examctl local serve)`,
         positiveInt('--concurrency'),
       ),
       String(REMOTE_CONCURRENCY),

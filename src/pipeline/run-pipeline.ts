@@ -109,8 +109,12 @@ export async function runPipeline<P, R = never>(
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
+  const remote = target.kind === 'remote' && job.sendsTogether !== true ? target.remote : undefined;
   const scheduler = new InOrderScheduler<ReportEntry>({
-    window,
+    // A remote window may widen mid-run (the default toward `local serve`, context/target.ts).
+    get window() {
+      return remote?.concurrency ?? window;
+    },
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
     emit(entry) {
       progress.tick(entry.item.status);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { flagTable, renderDefaultSpans, renderFlagBlocks } from '../../scripts/doc-tables.js';
-import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY } from '../../src/defaults.js';
+import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../../src/defaults.js';
 import { testDeps } from '../cli/helpers.js';
 import { ROOT } from '../support/cli.js';
 
@@ -78,6 +78,7 @@ describe('generated flag tables', () => {
         'docs/cli.md default: remote-concurrency',
         'docs/remote.md default: remote-concurrency',
         'docs/cli.md default: local-concurrency',
+        'docs/remote.md default: served-concurrency',
       ]),
     );
     expect(renderDefaultSpans('at <!-- default: remote-concurrency -->16<!-- /default --> in flight')).toEqual({
@@ -87,8 +88,11 @@ describe('generated flag tables', () => {
     expect(() => renderDefaultSpans('<!-- default: nope -->1<!-- /default -->')).toThrow(
       'default "nope": no such named default',
     );
-    expect(flagTable(program, 'user sync --concurrency')).toContain(`(default ${REMOTE_CONCURRENCY})`);
+    expect(flagTable(program, 'user sync --concurrency')).toContain(
+      `(default ${REMOTE_CONCURRENCY}; ${SERVED_CONCURRENCY} toward examctl local serve)`,
+    );
     expect(LOCAL_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
+    expect(SERVED_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
   });
 
   it('a block naming an unknown command or flag is an error naming it', () => {

@@ -41,7 +41,9 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const remote = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes'];
+// The markers leave 80 schedules, then 40, to send: the push keeps 8 in flight (not local serve's default
+// 32, docs/remote.md), so what its killed attempt had in flight or answered unrecorded stays well below that.
+const remote = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes', '--concurrency', '8'];
 
 async function killedAt(args: string[], marker: string): Promise<{ signal: string | null; stderr: string }> {
   return examctl(args, dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `${marker}:SIGKILL` });

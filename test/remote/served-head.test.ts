@@ -1,8 +1,13 @@
+import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Limiter } from '../../src/api/flow-control.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
-/** The header `x-examctl-store-head` as the remote client reads it (docs/remote.md, "The local server"). */
+/**
+ * The header `x-examctl-store-head` as the remote client reads it (docs/remote.md, "The local server"), and the
+ * window toward `local serve` (docs/remote.md, "Limits, timeouts, retries"): the client's side.
+ */
 const TOKEN = 'served-head-token-0123456789';
 const ok = { Success: true, Content: { User: { ExternalId: 'u-1' } }, Errors: null };
 // The client sends what it is given: the server here reads nothing of it.
@@ -39,5 +44,63 @@ describe('a served head', () => {
     ['two heads', 'AAAAAAAAAAAAAAAAAAAAAA, BBBBBBBBBBBBBBBBBBBBBB'],
   ])('%s: not a head, never told', async (_, value) => {
     expect(await headsSaid(value)).toEqual([]);
+  });
+});
+
+/**
+ * A server that holds every request after the first until `window` are held (or all that are left),
+ * then answers them together, each with `local serve`'s header: it answers only if that many are in
+ * flight at once. A client that kept a narrower window would wait for ever: the test's own timeout
+ * ends it as a failure (no timer here decides a pass).
+ */
+async function heldInWindows(
+  window: number,
+  calls: number,
+  servedConcurrency?: number,
+): Promise<{ groups: number[]; connections: number }> {
+  const said = { 'x-examctl-store': '/examctl/store' };
+  const held: http.ServerResponse[] = [];
+  const groups: number[] = [];
+  let answered = 0;
+  server = await startHostileServer((_request, res) => {
+    held.push(res);
+    if (answered > 0 && held.length < Math.min(window, calls - answered)) return;
+    groups.push(held.length);
+    answered += held.length;
+    for (const one of held.splice(0)) json(one, 200, ok, said);
+  });
+  const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, concurrency: 2, servedConcurrency });
+  try {
+    // The first goes alone, as a run's first request does: its answer says the server is `local serve`.
+    expect((await client.upsertUser(user)).status).toBe(200);
+    const rest = await Promise.all(Array.from({ length: calls - 1 }, () => client.upsertUser(user)));
+    expect(rest.map((answer) => answer.status)).toEqual(Array(calls - 1).fill(200));
+  } finally {
+    await client.close();
+  }
+  return { groups, connections: server.connections };
+}
+
+describe('the window toward local serve', () => {
+  it('widens to servedConcurrency from the answer that says the server is local serve', async () => {
+    expect(await heldInWindows(6, 1 + 6 * 3 + 2, 6)).toEqual({ groups: [1, 6, 6, 6, 2], connections: 6 });
+  });
+
+  it('without servedConcurrency (a number was given) it stays at concurrency', async () => {
+    // Its pool holds no more connections than that either.
+    expect(await heldInWindows(2, 1 + 2 * 3, undefined)).toEqual({ groups: [1, 2, 2, 2], connections: 2 });
+  });
+
+  it('a widened limiter lets those waiting go at once, and never narrows', async () => {
+    const limiter = new Limiter(1);
+    expect(limiter.tryAcquire()).toBe(true);
+    const waiting = [limiter.acquire(), limiter.acquire(), limiter.acquire()];
+    limiter.widen(3);
+    await Promise.all(waiting.slice(0, 2));
+    expect(limiter.tryAcquire()).toBe(false);
+    limiter.widen(2);
+    limiter.release();
+    await waiting[2];
+    expect(limiter.tryAcquire()).toBe(false);
   });
 });
