@@ -6,6 +6,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportHeader, ReportSink, ReportItem } from './run-report.js';
 import { noMemorySentence } from './report-writers.js';
+import { runErrorJson } from './error-document.js';
 import type { TextSink } from '../system/text-sink.js';
 import type { Env } from '../system/env-values.js';
 
@@ -97,9 +98,10 @@ export class GithubAnnotationsWriter implements ReportSink {
     return this.out.write(lines.join(''));
   }
 
-  /** The run stopped or was refused: the job page says why, not only the exit code. */
+  /** The run stopped or was refused: the job page says why and its code (docs/errors.md), not only the exit code. */
   stopped(error: unknown): void {
-    this.stopLine = `::error title=examctl: the run stopped::${escapeData(error instanceof Error ? error.message : String(error))}\n`;
+    const { code, message } = runErrorJson(error);
+    this.stopLine = `::error title=examctl: the run stopped::${escapeData(`${code}: ${message}`)}\n`;
   }
 
   private stopLine = '';

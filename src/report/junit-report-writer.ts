@@ -104,10 +104,12 @@ export class JunitReportWriter implements ReportSink {
 
   /** The run stopped or was refused (exit 2, 3, 130): one more failing test case saying why. */
   stopped(error: unknown): void {
-    const { message, kind, exitCode } = runErrorJson(error);
+    const { code, message, kind, exitCode } = runErrorJson(error);
+    // Coded as on stderr (`examctl: E2501: ...`): the code is what a reader looks up (examctl explain).
+    const coded = `${code}: ${message}`;
     this.stopCase =
       `    <testcase${attributes({ name: `examctl ${this.header.command}: the run stopped (exit ${exitCode})`, classname: this.header.command })}>\n` +
-      `      <failure${attributes({ message, type: kind })}>${xmlText(message)}</failure>\n    </testcase>\n`;
+      `      <failure${attributes({ message: coded, type: kind })}>${xmlText(coded)}</failure>\n    </testcase>\n`;
   }
 
   private stopCase = '';

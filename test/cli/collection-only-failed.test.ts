@@ -5,6 +5,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { parse } from 'csv-parse/sync';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { summaryOf } from '../support/facts.js';
 
 /** `collection add`'s report fed back: only the rows that are not ok go again (docs/human.md, "Fix and retry"). */
 async function cli(dir: string, argv: string[]) {
@@ -43,7 +44,7 @@ describe('collection add --only-failed', () => {
         '--store',
         's',
       ]);
-      expect(retry.stderr).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped');
+      expect(summaryOf(retry.stderr)).toMatchObject({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
       expect(retry.code).toBe(0);
       // Without --only-failed the ok row would be refused as taken: the loop must not do that.
       const whole = await cli(dir, ['collection', 'add', '--file', 'r.csv', '--store', 's']);

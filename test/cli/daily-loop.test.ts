@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, itemLine } from '../support/coded-message.js';
+import { lineWith } from '../support/facts.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -254,11 +255,11 @@ describe('re-run safety of schedule push', () => {
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], testDeps(dir).deps)).toBe(0);
       const again = testDeps(dir);
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], again.deps)).toBe(1);
-      expect(again.stderr.text).toContain('(schedule push --upsert updates it)');
-      expect(again.stderr.text).not.toContain('every run makes a new schedule');
+      expect(itemLine(again.stderr.text, 'S-X', 'Schedule.ScheduleExtId')).toContain('--upsert');
+      expect(again.stderr.text).not.toMatch(/^note: no --schedule-id/m);
       const past = testDeps(dir);
       await runCli([...argv, '--start', '2026-01-01T09:00:00Z', '--dry-run'], past.deps);
-      expect(past.stderr.text).toContain('warning: StartDateTime already past for S-X (2026-01-01T09:00:00Z)');
+      expect(lineWith(past.stderr.text, 'S-X', '2026-01-01T09:00:00Z')).toMatch(/^warning: StartDateTime /);
     }));
 });
 

@@ -16,6 +16,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { firstSheet, HAS_OPENPYXL, openpyxl, oracleCell, rowsByHeader, type OracleSheet } from '../xlsx/helpers.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { onTarget } from '../support/target-flags.js';
+import { lineWith, summaryOf } from '../support/facts.js';
 
 async function cli(dir: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir);
@@ -238,7 +239,14 @@ describe("an exams officer's term: the exports in with their own words, the resu
         'sis-dry.xlsx',
       ]);
       expect(sisDry.code).toBe(1);
-      expect(sisDry.stderr).toContain('3 items: 2 valid, 0 partial, 1 invalid, 0 skipped');
+      expect(summaryOf(sisDry.stderr)).toMatchObject({
+        dryRun: true,
+        total: 3,
+        ok: 2,
+        partial: 0,
+        failed: 1,
+        skipped: 0,
+      });
       expect(sisDry.stderr).toContain(
         `sis.csv:4 [000419] Hierarchies - Subject "Maths" has no entry in the value table of profile sis: mapFile ${join(dir, 'sis-map.json')}:18 "Subject" (known: "Mathematics", "Science")`,
       );
@@ -283,7 +291,14 @@ describe("an exams officer's term: the exports in with their own words, the resu
         'hr-dry.xlsx',
       ]);
       expect(hrDry.code).toBe(1);
-      expect(hrDry.stderr).toContain('6 items: 2 valid, 0 partial, 4 invalid, 0 skipped');
+      expect(summaryOf(hrDry.stderr)).toMatchObject({
+        dryRun: true,
+        total: 6,
+        ok: 2,
+        partial: 0,
+        failed: 4,
+        skipped: 0,
+      });
       expect(hrDry.stderr).toContain(
         'hr.csv:4 [0074] Hierarchies - Dept "History" has no entry in the value table of profile hr',
       );
@@ -353,7 +368,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
       expect(push.stderr).toContain(
         'sittings.csv:2 [S-NORTH-AM] Schedule.EndDateTime - EndDateTime must be after StartDateTime: EndDateTime 28/03/2027 08:30 (Europe/London) = 2027-03-28T07:30:00.000Z, StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z',
       );
-      expect(push.stderr).toContain('2 items: 1 ok, 0 partial, 1 failed, 0 skipped');
+      expect(summaryOf(push.stderr)).toMatchObject({ total: 2, ok: 1, partial: 0, failed: 1, skipped: 0 });
 
       // The term's results: one workbook, the profile's zone, one row for the session that cannot be read.
       await writeFile(join(dir, 'term.csv'), 'ExternalId\nRS-T1-01\nRS-T1-02\nRS-NOPE\nRS-T1-03\n');
@@ -372,8 +387,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
         'term.xlsx',
       ]);
       expect(term.code).toBe(1);
-      expect(term.stderr).toContain('4 review sessions from local store');
-      expect(term.stderr).toContain('1 failed (one row each, with its error)');
+      expect(lineWith(term.stderr, '4 review sessions', '3 read', '1 failed')).toBeTruthy();
       const rows = await workbookRows(join(dir, 'term.xlsx'));
       expect(rows.map((row) => row.get('ReviewSession')!.value)).toEqual([
         ...Array(6).fill('RS-T1-01'),
@@ -381,7 +395,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
         'RS-NOPE',
         ...Array(6).fill('RS-T1-03'),
       ]);
-      expect(rows[12]!.get('Error')!.value).toBe('1101 Review session has not been found: RS-NOPE');
+      expect(rows[12]!.get('Error')!.value).toMatch(/^1101 .*\bRS-NOPE$/);
       // The table says which zone its times are in.
       const table = await cli(dir, ['--profile', 'sis', '--target', 'local', 'review-session', 'show', 'RS-T1-01']);
       expect(table.stdout).toMatch(/Times +│ Europe\/London \(profile sis\), DD\/MM\/YYYY/);

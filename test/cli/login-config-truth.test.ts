@@ -6,6 +6,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { startFaultServer, type FaultServer } from '../support/fault-server.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { lineWith } from '../support/facts.js';
 
 const notFound = {
   status: 400,
@@ -219,7 +220,7 @@ describe('config list, show and use say what is true', () => {
         await cli(dir, ['config', 'set-profile', name, '--base-url', `https://${name}.example.invalid`]);
       const use = await cli(dir, ['config', 'use', 'staging'], { EXAMCTL_PROFILE: 'prod' });
       expect(use.code).toBe(0);
-      expect(use.stderr).toContain('default profile: staging; EXAMCTL_PROFILE=prod still wins here');
+      expect(lineWith(use.stderr, 'default profile: staging', 'EXAMCTL_PROFILE=prod')).toBeTruthy();
       expect((await cli(dir, ['config', 'use', 'prod'], { EXAMCTL_PROFILE: 'prod' })).stderr).not.toContain(
         'still wins',
       );

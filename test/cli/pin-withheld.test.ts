@@ -9,6 +9,7 @@ import { ZipEntries } from '../../src/input/zip-entries.js';
 import { checkSpreadsheetValues } from '../../src/domain/spreadsheet-warnings.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { onTarget } from '../support/target-flags.js';
+import { lineWith } from '../support/facts.js';
 
 /**
  * docs/cli-contract.md, "Run report": schedule PINs never appear in output or reports. A report's PIN
@@ -163,7 +164,7 @@ describe('schedule PINs in run reports', () => {
       await writeFile(join(dir, 's.csv'), SITTINGS.replace('Group one,7391,c-2', 'Group one,5502,c-2'));
       const run = await cli(dir, ['schedule', 'push', '--file', 's.csv', '--json']);
       expect(run.code).toBe(1);
-      expect(run.stdout).toContain('PIN differs from line 3');
+      expect(lineWith(run.stdout, '"S-BAD"', 'PIN', 'line 3')).toBeTruthy();
       expect(run.stdout + run.stderr).not.toMatch(/7391|5502/);
     });
   });
@@ -274,7 +275,7 @@ describe('review-session show and the PIN', () => {
       const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api });
       expect(run.stdout).toMatch(/^\uFEFF?CandidateExtId,.*\nc-2026,.*,c-2026,.*,2026-10-05T11:12:00\.000Z,.*,2026,/s);
       expect(run.stdout.match(/\[redacted\]/g)).toEqual(['[redacted]']);
-      expect(run.stderr).toContain('PIN [redacted] in 2 free-text field(s)');
+      expect(lineWith(run.stderr, 'PIN [redacted]', '2 free-text field')).toBeTruthy();
       const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { openApi: async () => api });
       expect([table.stdout, table.stderr]).toEqual([
         expect.stringContaining('Autumn [redacted]'),

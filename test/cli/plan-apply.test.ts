@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
+import { lineWith } from '../support/facts.js';
 
 const USERS = resolve(__dirname, '../../fixtures/users.csv');
 
@@ -170,7 +171,7 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(document.plan).toMatchObject({ toUpdate: 2, toPrune: 1, toDisable: 3 });
       const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
       expect(applied.code).toBe(0);
-      expect(applied.stderr).toContain('2 updated, 3 disabled, 1 pruned (movers)');
+      expect(lineWith(applied.stderr, '2 updated', '3 disabled', '1 pruned')).toBeTruthy();
       const summary = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).summary;
       expect(summary.actions).toEqual(plan.counts);
     }));
@@ -212,14 +213,21 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(old.stderr).toContain('older than --max-age');
       // The limit is said as given: `1m` is 1 min, `1ms` 1 ms (never "0 s"); an age under two minutes in seconds.
       const created = Date.parse(JSON.parse(text).created);
-      for (const [given, age, said] of [
-        ['1m', 90_000, '90 s ago, older than --max-age 1 min allows'],
-        ['1ms', 500, '500 ms ago, older than --max-age 1 ms allows'],
-        ['1h 30m', 100 * 60_000, '100 min ago, older than --max-age 1 h 30 min allows'],
+      for (const [given, age, ageSaid, limitSaid] of [
+        ['1m', 90_000, '90 s', '1 min'],
+        ['1ms', 500, '500 ms', '1 ms'],
+        ['1h 30m', 100 * 60_000, '100 min', '1 h 30 min'],
       ] as const) {
         const short = await cli(['apply', 'plan.json', '--max-age', given], { now: () => new Date(created + age) });
         expect(short.code).toBe(2);
-        expect(short.stderr).toContain(`E2601: plan plan.json: made at ${JSON.parse(text).created}, ${said}`);
+        expectCoded(
+          short.stderr,
+          'E2601',
+          'plan.json',
+          JSON.parse(text).created,
+          ` ${ageSaid} ago`,
+          `--max-age ${limitSaid} `,
+        );
       }
       // Another run changes the store and its memory after the review.
       await writeFile(join(dir, 'one.csv'), `${lines[0]}\n${lines[2]!.replace('Okafor', 'Okafor-Lee')}\n`);

@@ -324,10 +324,11 @@ describe('promptScheduleFields', () => {
 describe('confirmSend', () => {
   it('shows the summary and returns the answer', async () => {
     const terminal = new FakeTerminal();
-    const yes = confirmSend('3 users to remote https://exam.example.test', terminal.io);
+    const summary = '3 users to remote https://exam.example.test';
+    const yes = confirmSend(summary, terminal.io);
     await terminal.play([{ expect: 'Send now?', keys: `y${KEY.enter}` }]);
     expect(await yes).toBe(true);
-    expect(terminal.screen).toContain('3 users to remote https://exam.example.test');
+    expect(terminal.screen).toContain(summary);
   });
 
   it('defaults to no', async () => {

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { MAP_FILE_MAX_COLUMNS, MAP_FILE_MAX_ENTRIES, MAP_TEMPLATE_MAX_COLUMNS } from '../../src/input/map-file.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { expectCoded } from '../support/coded-message.js';
 
 async function run(dir: string, args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
   const io = testDeps(dir, {}, {});
@@ -96,7 +97,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
           }
         }
       }
-      expect(outputs.join('\n')).toContain('map.json:1: not valid JSON: expected a value at column 1');
+      expectCoded(outputs.join('\n'), 'E2100', 'map.json:1', 'JSON', 'column 1');
       // No piece of 3 characters of the token, anywhere.
       for (const text of outputs)
         for (let at = 0; at + 3 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 3));

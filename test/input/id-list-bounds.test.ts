@@ -5,6 +5,7 @@ import { readIdList } from '../../src/input/id-list.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { examctlStep } from '../support/in-process.js';
 import { expectInputFileError } from './helpers.js';
+import { itemLine } from '../support/coded-message.js';
 
 // trial46 F06: a plain-text id list read a line of any length into one string (400 MiB: exit 70
 // at 1.7 GB), and ids were quoted whole in the human summary.
@@ -82,7 +83,7 @@ describe('an id list in bounded memory', () => {
       expect(run.stderr.length).toBeLessThan(2000);
       const cut = `"${'x'.repeat(59)}…" (100,000 characters)`;
       expect(run.stderr).toContain(`  ! ${cut} (invalid)\n`);
-      expect(run.stderr).toContain(`  u.csv:2 [${cut}] ExternalId 218`);
+      expect(itemLine(run.stderr, cut, 'ExternalId')).toMatch(/^ {2}u\.csv:2 .* 218 /);
       expect(run.stdout).toContain(`"id":"${id}"`);
     });
   });

@@ -11,6 +11,7 @@ import { BUILD_ID } from '../../src/version.js';
 import { resolveRemoteTarget } from '../../src/context/remote-settings.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startFaultServer, type FaultServer, type ScriptedReply } from '../support/fault-server.js';
+import { lineWith } from '../support/facts.js';
 
 const TOKEN = 'doctor-sekret-42';
 const notFound = {
@@ -289,7 +290,7 @@ describe('examctl doctor: a store the run cannot write (trial17 f05)', () => {
         readOnly(journal, true);
         try {
           const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-          expect(stdout).toContain(`FAIL  store      a run cannot write ${journal}: `);
+          expect(lineWith(stdout, `${journal}: `)).toMatch(/^FAIL +store /);
           expect(code).toBe(3);
         } finally {
           readOnly(journal, false);

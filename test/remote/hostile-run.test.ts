@@ -5,6 +5,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { json, largeBody, startHostileServer, type HostileServer } from '../support/hostile-server.js';
+import { lineWith } from '../support/facts.js';
 
 /**
  * Whole remote runs against hostile answers (issues 22 and 26): what reaches every sink (stderr,
@@ -324,7 +325,7 @@ describe('retries counted', () => {
       const report = JSON.parse(stdout) as { summary: { retried: number; retriedByCause: Record<string, number> } };
       expect(report.summary.retried).toBe(2);
       expect(report.summary.retriedByCause).toEqual({ 503: 2 });
-      expect(stderr).toContain('retried 2 requests (503: 2)');
+      expect(lineWith(stderr, 'retried 2 requests', '503: 2')).toBeTruthy();
     });
   });
 });

@@ -30,7 +30,7 @@ describe('readPlan', () => {
       // Sparse: refused by its size, unread.
       await writeFile(big, '');
       await truncate(big, MAX_PLAN_BYTES + 1);
-      expect(await refused(big)).toContain('larger than a plan can be');
+      expect(await refused(big)).toContain(`(${MAX_PLAN_BYTES} bytes)`);
       // A link the user names is followed: the file it names is judged (here: not a plan).
       await writeFile(join(dir, 'text.json'), '{}\n');
       await symlink(join(dir, 'text.json'), join(dir, 'linked.json'));

@@ -8,6 +8,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { RunJournal } from '../../src/runs/index.js';
 import { ROOT } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { lineWith } from '../support/facts.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -32,7 +33,7 @@ describe('a journaled run', () => {
     const run = await examctl(['--json', 'schedule', 'push', '--file', 'sittings.csv', '--pin', '4821'], dir, env);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { run: string };
-    expect(run.stderr).toContain(`run ${report.run} (examctl runs show ${report.run})`);
+    expect(lineWith(run.stderr, `run ${report.run} `, `examctl runs show ${report.run}`)).toBeTruthy();
     const header = JSON.parse(journalText(report.run).split('\n')[0] as string) as {
       b: { options: Record<string, unknown> };
     };

