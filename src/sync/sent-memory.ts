@@ -162,7 +162,7 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A run refused for a replaced store's memory leaves it as it is (docs/sync.md).
+    // A night that may not go without its memory (docs/ci.md).
     const keepsOther = decides && this.flags.requireMemory === true;
     // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
