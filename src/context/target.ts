@@ -54,7 +54,8 @@ export function memoryDir(syncDir: string, target: ReportTarget): string {
   return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
 }
 
-async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
+/** A real run's local store, made first if missing (the first run with no `local init`). */
+export async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
   await goneStore(store, deps, 'nothing was created or sent');
   const { ensureLocalStore } = await import('../engine/local-target.js');
   await ensureLocalStore(store, () => void say(deps, storeCreatedLine(store)));
@@ -99,19 +100,17 @@ async function realPathOf(path: string): Promise<string> {
 }
 
 /**
- * Whether `recorded` (of `instance`) is the store `target`
- * (of `own`): its path is the store's, or no longer holds
- * `own` (`moved`; a copy's is not).
+ * Whether `recorded` is the store `target` by its path (`path`), or
+ * holds no store now (`gone`: moved? its heads tell: memory-files.ts).
  */
-export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, instance?: string, own?: string) {
+export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget) {
   if (recorded.kind !== 'local') return;
   const path = await realPathOf(recorded.store);
   if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return 'path';
   // One directory under two paths no link explains (a bind mount): the same device and inode.
   if (target.kind === 'local' && (await sameDirectory(path, target.store))) return 'path';
-  const { readStoreInstance } = await import('../engine/local-target.js');
-  const ours = instance !== undefined && instance === own;
-  return ours && (await readStoreInstance(path).catch(() => undefined)) !== own ? 'moved' : undefined;
+  const { storeExists } = await import('../engine/local-target.js');
+  return (await storeExists(path)) ? undefined : 'gone';
 }
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {

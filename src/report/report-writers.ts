@@ -67,10 +67,10 @@ export function populationWords(population: string | undefined): string {
   return population === undefined ? 'the runs without --population' : `--population ${population}`;
 }
 
-/** Said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
+/** Said of a memory of another store: it holds none of the heads the memory saw (docs/sync.md, "Where the store stands"). */
 export function replacedMemorySentence(file: string, left?: true): string {
   const then = left ? 'left as it is' : "this store's memory starts again";
-  return `the sync memory ${file} is of the store this path held before: not used; ${then}`;
+  return `the sync memory ${file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */

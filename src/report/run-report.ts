@@ -149,11 +149,11 @@ export interface SyncMemoryNote {
   populationFound: boolean;
   /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
-  /** Of the store this path held before: not used. */
+  /** Of another store (it holds none of the store heads the memory saw): not used. */
   replaced?: true;
   /** That memory left as it is (a run --require-memory refuses for it), not begun anew. */
   left?: true;
-  /** Other memories of the store's instance (another path): each file (its path). */
+  /** Other memories of the store (another path): each file (its path). */
   otherMemories?: string[];
 }
 

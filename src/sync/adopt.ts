@@ -3,13 +3,14 @@
  * as a real run of that file would have left it, sending nothing (docs/sync.md, "When the memory
  * is lost", "Rebuild it").
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { messageOf, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryPlaceOf, targetInstance } from '../context/target.js';
+import { memoryPlaceOf, storeHead } from '../context/target.js';
 import { currentTrust, newRunId, resolveRunsDir } from '../runs/index.js';
 import { laterRunsOf, readJournal } from '../runs/read-run.js';
 import type { ReportTarget } from '../report/run-report.js';
@@ -22,6 +23,7 @@ import { openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
 import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import type { SeenHead } from './store-standing.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
 
@@ -106,14 +108,13 @@ export async function adoptFile<P>(
       `there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`,
     );
   }
-  const instance = await targetInstance(target, false, deps);
+  // The store's head as it holds what is adopted: the memory is this store's from here (store-standing.ts).
+  const head = (await storeHead(target, [], false))?.head;
   const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {
     lock: !dryRun,
     readOnly: dryRun,
     lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
     onWait: say,
-    ...(instance === undefined ? {} : { instance }),
-    onOtherInstance: say,
     operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
     env: deps.env,
   });
@@ -130,7 +131,9 @@ export async function adoptFile<P>(
     // Every entry, then the population as synced by the adoption's run.
     if (!dryRun) {
       for (const { id, entry } of adoption.adopted) placed.memory.record(id, entry);
-      placed.memory.recordPopulation(populationKey(input.population), adoption.run, true, input.digest);
+      const seen: SeenHead | undefined =
+        head === undefined ? undefined : [head, adoption.run, randomBytes(6).toString('base64url'), true];
+      placed.memory.recordPopulation(populationKey(input.population), adoption.run, true, input.digest, seen);
     }
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.

@@ -1,6 +1,6 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
+import { memoryPlaceOf, storeHead } from '../context/target.js';
 import { failedCheck, type DoctorCheck } from '../context/doctor-verdicts.js';
 import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
@@ -12,52 +12,38 @@ export async function memoryCheck(
   options: DoctorCheckOptions,
   deps: CommandDeps,
 ): Promise<DoctorCheck> {
-  const [
-    { readPlacedMemories },
-    { populationsOf, ofReplacedStore, sameTargetElsewhere },
-    { LOSS_COST, recoveries },
-    { SYNC_KINDS },
-  ] = await Promise.all([
-    import('./memory-place.js'),
-    import('./memory-files.js'),
-    import('./memory-loss.js'),
-    import('./memory-lines.js'),
-  ]);
+  const [{ readPlacedMemories }, { populationsOf, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] =
+    await Promise.all([
+      import('./memory-place.js'),
+      import('./memory-files.js'),
+      import('./memory-loss.js'),
+      import('./memory-lines.js'),
+    ]);
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
-    const way =
-      'the old store restored from its backup uses it; ' +
-      'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
     // What a run would warn of.
     const warnings = new Set<string>();
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
-      // Every --require-memory night refuses a replaced store's memory.
-      const old = (await ofReplacedStore(contents, deps))
-        ? 'of the store this path held before: not used by the store there now; '
-        : '';
-      if (old !== '') warnings.add(way);
-      else
-        for (const [, record] of populations)
-          if (record.heads)
-            warnings.add(
-              standingWords(
-                standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
-                target.kind,
-                contents.entries.values(),
-              ) ?? '',
-            );
+      for (const [, record] of populations)
+        if (record.heads)
+          warnings.add(
+            standingWords(
+              standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
+              target.kind,
+              contents.entries.values(),
+            ) ?? '',
+          );
       held.push(
-        `${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
+        `${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
       );
     }
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
-      const instance = await targetInstance(target, false, deps).catch(() => undefined);
       const moved = (
-        await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))
+        await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind)))
       )
         .flat()
         .filter((other) => other.moved);

@@ -4,7 +4,14 @@
  * as strings, so a service that re-encodes JSON changes none of their bytes).
  */
 import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
-import { compactedLines, memoryOfText, populationList, populationsOf, type MemoryContents } from './memory-files.js';
+import {
+  compactedLines,
+  heldBy,
+  memoryOfText,
+  populationList,
+  populationsOf,
+  type MemoryContents,
+} from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { sameStoreAs } from '../context/target.js';
@@ -22,8 +29,6 @@ interface DocumentBody {
   serial: number;
   target: ReportTarget;
   identity: string;
-  /** A local store's instance id (docs/store.md, "Files"), when the memory records one. */
-  instance?: string;
   memoryFormat: number;
   newestRun: string | null;
   /** Each kind's populations as `populationList` lists them, for a person reading the file. */
@@ -36,7 +41,6 @@ export interface MemoryDocument {
   serial: number;
   target: ReportTarget;
   identity: string;
-  instance: string | undefined;
   newestRun: string | undefined;
   memories: Map<SyncKind, MemoryContents>;
   /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
@@ -77,7 +81,6 @@ export function documentText(
     const contents = memories.get(kind);
     if (contents === undefined || contents.lines === 0) continue;
     const populations = populationsOf(contents);
-    if (contents.instance !== undefined) body.instance = contents.instance;
     body.populations[kind] = populationList(populations);
     body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
   }
@@ -167,7 +170,6 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
     target: body.target,
     identity: targetIdentity(body.target),
-    instance: typeof body.instance === 'string' ? body.instance : undefined,
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
     texts,
@@ -175,15 +177,15 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   };
 }
 
-/** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs) is made its own. */
+/** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs, its heads) is made its own. */
 export async function assertDocumentTarget(
   document: MemoryDocument,
   source: string,
   target: ReportTarget,
-  instance?: string,
 ): Promise<void> {
   if (document.identity === targetIdentity(target)) return;
-  if (!(await sameStoreAs(document.target, target, document.instance, instance))) {
+  const of = await sameStoreAs(document.target, target);
+  if (of !== 'path' && (of !== 'gone' || (await heldBy(document.memories.values(), target)) !== true)) {
     throw new UsageError(
       `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
         '(a memory of another target would skip records never sent here)',

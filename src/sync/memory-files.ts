@@ -15,8 +15,8 @@ import {
   openMemoryFile,
   removeMemoryFiles,
 } from './memory-access.js';
-import { memoryDir, sameStoreAs, targetInstance } from '../context/target.js';
-import type { CommandDeps } from '../context/command-deps.js';
+import { memoryDir, sameStoreAs, storeHead } from '../context/target.js';
+import { headsToAsk, standing, type SeenHead } from './store-standing.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
@@ -45,8 +45,6 @@ export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind
 export interface MemoryContents {
   file: string;
   target: ReportTarget | undefined;
-  /** The store instance the memory is of (its first line), for a local target. */
-  instance?: string | undefined;
   kind: SyncKind;
   entries: MemoryEntries;
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
@@ -63,6 +61,35 @@ export function populationsOf(
   contents: Pick<MemoryContents, 'populations' | 'entries'>,
 ): Map<string, PopulationRecord> {
   return contents.populations ?? contents.entries.populationsOfEntries();
+}
+
+/** The heads of the population whose newest run is the latest of those that recorded any (none: no head recorded). */
+export function newestHeads(populations: ReadonlyMap<string, PopulationRecord>): readonly SeenHead[] {
+  const headed = [...populations.values()].filter((record) => (record.heads?.length ?? 0) > 0);
+  return headed.sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : 0)).at(-1)?.heads ?? [];
+}
+
+/**
+ * Whether the local store at `target` holds what `memories` record (store-standing.ts): true where it
+ * holds one of the newest heads their runs saw, false where none (another store), undefined where
+ * nothing tells (no store there, not a local store, no head recorded).
+ */
+export async function heldBy(
+  memories: Iterable<MemoryContents>,
+  target: ReportTarget | undefined,
+): Promise<boolean | undefined> {
+  if (target?.kind !== 'local') return undefined;
+  let held: boolean | undefined;
+  for (const contents of memories) {
+    const seen = newestHeads(populationsOf(contents));
+    if (seen.length === 0) continue;
+    const local = { kind: 'local' as const, store: target.store, report: target };
+    const store = await storeHead(local, headsToAsk(seen), false).catch(() => undefined);
+    if (store === undefined) return undefined;
+    held = standing(seen, store).is !== 'other';
+    if (held) return true;
+  }
+  return held;
 }
 
 /** A memory's populations by name (null: the runs without --population), each with its newest run and count. */
@@ -131,7 +158,6 @@ export async function readMemory(
 export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expected?: ReportTarget): MemoryContents {
   const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
-  let instance: string | undefined;
   let format: number | undefined;
   let populations: Map<string, PopulationRecord> | undefined;
   let start = 0;
@@ -163,7 +189,6 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
-      instance = body.i;
       format = body.v;
       // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
       if (body.v >= 2) populations = new Map();
@@ -187,7 +212,6 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   return {
     file,
     target,
-    instance,
     kind,
     entries,
     validLength: start,
@@ -227,10 +251,9 @@ function cutShort(tail: Buffer, first: boolean): boolean {
   return !/\{"crc":"[0-9a-f]{8}","b":/.test(tail.toString('latin1', 1));
 }
 
-/** A header's target as read: a store's path or a server's address; its instance, text. */
+/** A header's target as read: a store's path or a server's address. */
 function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & { target: ReportTarget } {
   const { kind, store, baseUrl } = (header.target ?? {}) as Record<string, unknown>;
-  if (header.i !== undefined && typeof header.i !== 'string') return false;
   if (kind === 'local') return typeof store === 'string';
   return kind === 'remote' && typeof baseUrl === 'string';
 }
@@ -239,22 +262,9 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
   return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
-/**
- * Whether a memory answers for the store the run uses, by instance id (docs/sync.md, "The sync
- * memory"); both without one (and any remote target) match as before.
- */
-export function ofOtherInstance(
-  contents: Pick<MemoryContents, 'lines' | 'instance'>,
-  instance: string | undefined,
-): boolean {
-  return contents.lines > 0 && contents.instance !== instance;
-}
-
-/** Whether a local store's memory is of the store its path held before, another store there now: not used by it (a store gone may have moved: docs/sync.md). */
-export async function ofReplacedStore(contents: MemoryContents, deps: CommandDeps): Promise<boolean> {
-  if (contents.target?.kind !== 'local') return false;
-  const instance = await targetInstance(contents.target, false, deps).catch(() => undefined);
-  return instance !== undefined && ofOtherInstance(contents, instance);
+/** Whether a local store's memory is of another store than its path holds now: not used by it (a store gone may have moved: docs/sync.md). */
+export async function ofAnotherStore(contents: MemoryContents): Promise<boolean> {
+  return (await heldBy([contents], contents.target)) === false;
 }
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
@@ -295,7 +305,7 @@ export function* compactedLines(
   target: ReportTarget,
   populations = populationsOf(contents),
 ): IterableIterator<string> {
-  yield headerLine(contents.kind, target, contents.instance);
+  yield headerLine(contents.kind, target);
   yield* contents.entries.lines();
   // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
   // by --require-memory), never a whole-looking record over the entries it lost.
@@ -320,24 +330,26 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
   }
 }
 
-/** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's id (sameStoreAs). */
-export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
+/** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's path or heads (sameStoreAs). */
+export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind) {
   const found: (MemoryContents & { moved?: boolean })[] = [];
   const server = serverOf(target);
   for (const dir of (await readdir(syncDir).catch(() => [])).sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
     const file = join(syncDir, dir, `${kind}.ndjson`);
-    // Its header first: only a memory of this store's instance is read whole.
+    // Its header first: only a memory of this store's path, or of a path holding no store now, is read whole.
     const head = await readMemory(file, kind, undefined, 65_536).catch(() => undefined);
     if (head?.target === undefined || targetIdentity(head.target) === targetIdentity(target)) continue;
     if (server) {
       if (serverOf(head.target) === server) found.push(head);
-    } else if (head.target.kind === 'local' && head.instance === instance) {
-      // Read whole only once its header names this store: a start-up reads no other target's
-      // entries (a server's memory has no instance either; issue 82: 25 of them, 0.7 s a dry run).
-      const of = await sameStoreAs(head.target, target, instance, instance);
+    } else if (head.target.kind === 'local' && target.kind === 'local') {
+      // A start-up reads no other store's entries (issue 82: 25 of them, 0.7 s a dry run); one moved here holds its heads.
+      // One `local init` set aside (not in its path's directory) names a path a store was made at since: read too.
+      const aside = join(syncDir, dir) !== memoryDir(syncDir, head.target);
+      const of = (await sameStoreAs(head.target, target)) ?? (aside ? 'gone' : undefined);
       const other = of ? await readMemory(file, kind).catch(() => undefined) : undefined;
-      if (other?.target && other.entries.size > 0) found.push({ ...other, moved: of === 'moved' });
+      const moved = of === 'gone' && other !== undefined && (await heldBy([other], target)) === true;
+      if (other?.target && other.entries.size > 0 && (of === 'path' || moved)) found.push({ ...other, moved });
     }
   }
   return found;

@@ -163,17 +163,14 @@ export interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
-  /** A local store's instance id (src/engine/store/store-instance.ts); absent for a remote or a store without one. */
-  i?: string;
 }
 
-export function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
+export function headerLine(kind: SyncKind, target: ReportTarget): string {
   const header: HeaderBody = {
     t: 'sync-memory',
     v: SYNC_MEMORY_VERSION,
     kind,
     target,
-    ...(instance !== undefined && { i: instance }),
   };
   return encodeChecksummedLine(JSON.stringify(header));
 }

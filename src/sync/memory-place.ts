@@ -216,7 +216,7 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       const held = await readServiceMemory(service, document, false);
-      if (document !== undefined) await assertDocumentTarget(document, address, target, options.instance);
+      if (document !== undefined) await assertDocumentTarget(document, address, target);
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });

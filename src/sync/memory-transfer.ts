@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
+import { heldBy, memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import {
   assertDocumentTarget,
   documentText,
@@ -38,8 +38,6 @@ export async function exportMemory(
 interface ImportOptions {
   /** Import a document older than the memory already there. */
   force: boolean;
-  /** The store's instance id, for a local target. */
-  instance: string | undefined;
   lockTimeoutMs: number;
   onWait?: OnWait;
   env: Env;
@@ -61,11 +59,11 @@ export async function importMemory(
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
-  await assertDocumentTarget(document, source, target, options.instance);
-  if (target.kind === 'local' && document.instance !== options.instance) {
+  await assertDocumentTarget(document, source, target);
+  if ((await heldBy(document.memories.values(), target)) === false) {
     throw new UsageError(
-      `${source}: this sync memory is of the store instance ${document.instance ?? '(none recorded)'}, but the store at ${target.store} is instance ${options.instance ?? '(none yet)'}: ` +
-        'refused, nothing written (a store replaced at the same path holds nothing the memory remembers)',
+      `${source}: the store ${targetIdentity(target)} holds none of the store heads this sync memory saw (another store, or one restored to before them all): ` +
+        'refused, nothing written (the store holds nothing the memory remembers)',
       { code: 'E2504' },
     );
   }

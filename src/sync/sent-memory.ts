@@ -6,7 +6,6 @@ import {
   otherMemoriesSentence,
   missedRunSentence,
   populationWords,
-  replacedMemorySentence,
   type SummaryNote,
 } from '../report/report-writers.js';
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
@@ -28,13 +27,7 @@ import {
   type SyncKind,
 } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import {
-  adoptSpelling,
-  memoryFile,
-  ofOtherInstance,
-  sameTargetElsewhere,
-  type MemoryContents,
-} from './memory-files.js';
+import { adoptSpelling, memoryFile, newestHeads, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
@@ -47,8 +40,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
-import { headsToAsk, sentAgain, standing, standingWords, type SeenHead } from './store-standing.js';
+import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
+import { headsToAsk, sentAgain, standing, standingWords, type SeenHead, type Standing } from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -92,9 +85,7 @@ export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   protected placed: PlacedMemory | undefined;
-  /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
-  private instance: string | undefined;
-  /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
+  /** The run under way (`started`): recorded as the population's newest run. */
   private run: string | undefined;
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
@@ -116,8 +107,6 @@ export abstract class SentMemory<P> {
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
-  /** A replaced store's memory was found (`placeMemory`): not used. */
-  private otherInstance = false;
   /** The sync directory the memory is kept in (none: a state service). */
   private syncDir: string | undefined;
   /** This attempt's tag (store-standing.ts, SeenHead): each entry it acknowledges carries it. */
@@ -158,7 +147,7 @@ export abstract class SentMemory<P> {
         this.heldAny,
         this.deps,
       );
-    if (this.kind !== 'collections') await this.judgeStore(resolved, newest);
+    await this.judgeStore(resolved, newest);
     // The platform cannot say where it stands: its runs here are all there is to tell by.
     if (decides && newest !== undefined && this.head === undefined && resolved.kind === 'remote')
       await this.missedRun(resolved.report, newest);
@@ -173,7 +162,7 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A run refused for a replaced store's memory leaves it as it is (docs/sync.md).
+    // A night that may not go without its memory (docs/ci.md).
     const keepsOther = decides && this.flags.requireMemory === true;
     // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
@@ -184,14 +173,15 @@ export abstract class SentMemory<P> {
         { code: named === undefined ? 'E2501' : 'E2301' },
       );
     }
-    this.instance = await targetInstance(resolved, !dryRun, this.deps);
+    // Made before its memory opens: the first night records its head (store-standing.ts).
+    if (!dryRun && resolved.kind === 'local') await ensureStore(resolved.store, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
     let refuses = false;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
-    const elsewhere = syncDir ? await sameTargetElsewhere(syncDir, target, this.kind, this.instance) : [];
+    const elsewhere = syncDir ? await sameTargetElsewhere(syncDir, target, this.kind) : [];
     for (const other of elsewhere) {
       const where = `${other.file} (${describeTarget(other.target!)})`;
       const taken = await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun);
@@ -209,13 +199,6 @@ export abstract class SentMemory<P> {
       readOnly: dryRun,
       from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
-      // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...(this.instance !== undefined && { instance: this.instance }),
-      keepOtherInstance: keepsOther,
-      onOtherInstance: (message) => {
-        this.otherInstance = true;
-        if (!decides) tell(message);
-      },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
       onNote: (message) => tell(`note: ${message}`),
@@ -230,8 +213,6 @@ export abstract class SentMemory<P> {
           remembered: this.memory.entries.size,
           population: population ?? null,
           populationFound: false,
-          replaced: this.otherInstance || undefined,
-          left: (this.otherInstance && (keepsOther || dryRun)) || undefined,
           ...(others.length > 0 && { otherMemories: others }),
         }
       : undefined;
@@ -278,7 +259,7 @@ export abstract class SentMemory<P> {
     const tell = (message: string) => void say(this.deps, message);
     const found = this.memory!.entries.size > 0 || this.memory!.populations().size > 0;
     if (othersWords !== undefined) tell(`warning: ${othersWords}`);
-    if (decides && !found && !this.otherInstance && this.syncDir !== undefined) {
+    if (decides && !found && target.kind === 'remote' && this.syncDir !== undefined) {
       // The same server under another name has a memory: said, as the likely cause.
       for (const other of await sameTargetElsewhere(this.syncDir, target, this.kind)) {
         tell(
@@ -290,17 +271,12 @@ export abstract class SentMemory<P> {
     if (decides && !populationFound && this.flags.requireMemory) {
       const name = this.placed!.name;
       const held = [...this.memory!.populations().keys()].sort().map((key) => key || 'the runs without --population');
-      const missing = this.otherInstance
-        ? replacedMemorySentence(name, true)
-        : found
-          ? `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.join(', ') || 'no population'}`
-          : `no sync memory for ${describeTarget(target)} (looked for ${name})`;
-      await this.refuse(
-        `--require-memory: ${missing}; nothing was sent. ${this.otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
-        this.otherInstance ? 'E2504' : 'E2501',
-      );
+      const missing = found
+        ? `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.join(', ') || 'no population'}`
+        : `no sync memory for ${describeTarget(target)} (looked for ${name})`;
+      await this.refuse(`--require-memory: ${missing}; nothing was sent. ${lossAdvice(population)}`, 'E2501');
     }
-    if (this.flags.changedOnly && !populationFound && !this.otherInstance) {
+    if (this.flags.changedOnly && !populationFound) {
       const what = found
         ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}`
         : `no sync memory for ${describeTarget(target)} yet`;
@@ -313,7 +289,9 @@ export abstract class SentMemory<P> {
    * "Where the store stands"): said where it was restored or is another; what it lacks, or the memory does, goes again.
    */
   private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
-    const seen = newest?.heads ?? [];
+    const own = newest?.heads ?? [];
+    // A population without heads of its own (its first night): the newest heads of another tell only whether the store is another.
+    const seen = own.length > 0 ? own : newestHeads(this.memory!.populations());
     const store = await storeHead(resolved, headsToAsk(seen), this.flags.dryRun !== true && seen.length > 0);
     this.head = store?.head;
     // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken
@@ -321,9 +299,16 @@ export abstract class SentMemory<P> {
     this.headOf = async () =>
       (await storeHead(resolved, [], false, this.deps.signal?.aborted ? AbortSignal.timeout(END_HEAD_MS) : undefined))
         ?.head;
-    const stands = standing(seen, store);
-    const words = standingWords(stands, resolved.report.kind, this.memory!.entries.values());
-    // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.
+    const judged = standing(seen, store);
+    const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
+    // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its.
+    const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
+    const words = unheaded
+      ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
+      : standingWords(stands, resolved.report.kind, this.memory!.entries.values());
+    // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as it is.
+    if (stands.is === 'other' && this.found !== undefined)
+      Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });
     if (stands.is === 'other' && this.flags.requireMemory)
       await this.refuse(
         `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
@@ -337,15 +322,22 @@ export abstract class SentMemory<P> {
           `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
       );
     }
-    if (words !== undefined) await say(this.deps, `note: ${words}`);
+    // Another store's memory in a deciding run: its summary and report say so (noMemorySentence).
+    if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
+      await say(this.deps, `note: ${words}`);
     this.undoneNow =
       stands.is === 'same' || stands.is === 'behind'
         ? [...stands.undone]
         : stands.is === 'other'
-          ? seen.map(([, , at]) => at)
+          ? own.map(([, , at]) => at)
           : [];
     this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
-    const again = sentAgain(stands, this.kind === 'users' ? 'users' : 'schedules');
+    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned from it).
+    if (stands.is === 'other') {
+      for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
+      return;
+    }
+    const again = unheaded ? () => true : sentAgain(stands, this.kind);
     if (again === undefined) return;
     // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
@@ -430,7 +422,6 @@ export abstract class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.ahead = run;
-    if (this.kind === 'collections') return;
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
@@ -494,8 +485,7 @@ export abstract class SentMemory<P> {
 
   /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
-    const read = (contents: MemoryContents | undefined) =>
-      contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
+    const read = (contents: MemoryContents | undefined) => contents?.entries;
     if (!this.otherKinds.has(kind))
       this.otherKinds.set(
         kind,
@@ -770,6 +760,12 @@ export abstract class SentMemory<P> {
     }
     return digest;
   }
+}
+
+/** Whether any entry records an acknowledged request (not an intent, nor a bare mark). */
+function anySent(entries: Iterable<MemoryEntry>): boolean {
+  for (const entry of entries) if (entry.digest !== '') return true;
+  return false;
 }
 
 /** Per candidate id, the newest run of a schedule registering it (a damaged line: done without). */

@@ -69,7 +69,7 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
  */
 export function sentAgain(
   found: Standing,
-  collection: 'users' | 'schedules',
+  collection: string,
 ): ((id: string, acked: string | undefined) => boolean) | undefined {
   if (found.is === 'other') return () => true;
   if (found.is === 'unknown' || (found.is !== 'ahead' && found.undone.size === 0)) return undefined;
@@ -99,7 +99,7 @@ export function standingWords(
   entries: Iterable<{ acked?: string | undefined }>,
 ): string | undefined {
   if (found.is === 'other')
-    return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): everything the memory records is sent again`;
+    return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
   const at = found.is === 'behind' ? found.at : undefined;
   if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, found.undone))) return undefined;
   const where =

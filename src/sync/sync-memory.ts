@@ -12,7 +12,6 @@ import {
   type OnWait,
 } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
-import { replacedMemorySentence } from '../report/report-writers.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
@@ -36,7 +35,6 @@ import {
   emptyContents,
   memoryFile,
   memoryOfText,
-  ofOtherInstance,
   overgrown,
   populationsOf,
   type MemoryContents,
@@ -59,47 +57,8 @@ export interface OpenMemoryOptions {
   from?: string | undefined;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;
-  /** A local target: its store's instance id (undefined for a store made before stores had one). */
-  instance?: string;
-  /** Told when the memory is of a replaced store (another instance): it is not used. */
-  onOtherInstance?: OnWait;
-  /** Such a memory left as it is, not begun anew (a run --require-memory refuses for it). */
-  keepOtherInstance?: boolean;
   /** Told a note: a rewrite skipped, a service's memory taking in what a lost run wrote ahead. */
   onNote?: (message: string) => void;
-}
-
-/**
- * A memory of another instance of the store (replaced since) begun anew for this one. Under LOCK
- * (a decider holds it; a feeder takes it for this moment, and no decider holds it long while a
- * feeder's marker lives: memory-access.ts), the file is opened again, and only if it is still of
- * another instance is a file holding just the header put in its place, atomically (compact). So
- * the path's file is replaced at most once, only while of another instance, which no run of this
- * instance appends to: of feeders that found the old file at once, one replaces it and the others
- * use the new one, no appended line is lost, and a kill leaves the old file or the new one, whole.
- * (Truncating in place let one feeder's lines land before another's header, or cut another's lines.)
- */
-async function begunAnew(
-  file: string,
-  kind: SyncKind,
-  target: ReportTarget,
-  options: OpenMemoryOptions,
-  held: StoreLock | undefined,
-): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
-  return underLock(dirname(file), held, options.lockTimeoutMs, async () => {
-    const header = Buffer.from(headerLine(kind, target, options.instance), 'utf8');
-    const opened = (await openMemoryFile(file, 'append', header))!;
-    try {
-      const found = memoryOfText(opened.bytes, file, kind, target);
-      if (!ofOtherInstance(found, options.instance)) return { contents: found, handle: opened.handle };
-    } catch (error) {
-      await opened.handle.close();
-      throw error;
-    }
-    await opened.handle.close();
-    const contents = await compact({ ...emptyContents(file, kind), instance: options.instance }, target);
-    return { contents, handle: (await openMemoryFile(file, 'append', header))?.handle };
-  });
 }
 
 /** Where a torn last line past `validLength` begins (a kill mid-write, or a write in progress), or undefined. */
@@ -136,7 +95,6 @@ export class SyncMemory {
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
-    private readonly instance: string | undefined,
     /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
@@ -162,23 +120,13 @@ export class SyncMemory {
       const opened = await openMemoryFile(
         file,
         options.readOnly ? 'read' : 'append',
-        Buffer.from(headerLine(kind, target, options.instance), 'utf8'),
+        Buffer.from(headerLine(kind, target), 'utf8'),
       );
       handle = opened?.handle;
       let contents: MemoryContents =
         opened === undefined
           ? emptyContents(file, kind)
           : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
-      if (ofOtherInstance(contents, options.instance)) {
-        options.onOtherInstance?.(
-          replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined),
-        );
-        contents = emptyContents(file, kind);
-        await handle?.close();
-        handle = undefined;
-        if (!options.readOnly && options.keepOtherInstance !== true)
-          ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
-      }
       // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
       // valid, only longer); a file of format 1 must be rewritten with its entries' populations, and
       // an older format is rewritten as this one (an older examctl then refuses it, never misreads it).
@@ -207,7 +155,6 @@ export class SyncMemory {
         lock,
         marker,
         contents.lines,
-        options.instance,
         contents.populations,
       );
       if (!options.readOnly && handle !== undefined)
@@ -243,7 +190,7 @@ export class SyncMemory {
       // A file with no line (a file system without hard links, where it is made empty first; or a
       // kill before its first line): the header first.
       if (contents.lines === 0 && (await handle.stat()).size === 0)
-        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
+        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target), 'utf8'), null);
     } catch (error) {
       throw this.cannotWrite(error);
     }

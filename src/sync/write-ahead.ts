@@ -146,13 +146,12 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   }
   const first = [...memories.values()].find((contents) => contents.target !== undefined);
   if (first?.target === undefined) return undefined;
-  const { target, instance } = first;
+  const { target } = first;
   const newestRun = newestRunOfMemories(memories);
   return {
     serial: 0,
     target,
     identity: targetIdentity(target),
-    instance,
     newestRun,
     memories,
     texts: new Map(),

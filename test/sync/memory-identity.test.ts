@@ -195,20 +195,20 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(night.code, night.stderr).toBe(0);
     // One story, said once (trial17 f06): replaced, so the memory starts again; not "lost", no import advised, no "looked for".
     expect(
-      night.stderr.split("is of the store this path held before: not used; this store's memory starts again"),
+      night.stderr.split("holds none of the store heads it saw): not used; this store's memory starts again"),
     ).toHaveLength(2);
     expect(night.stderr).not.toMatch(/lost|synced import|looked for/);
     expect(await storedIds()).toEqual(ids);
   });
 
-  it('a memory the replacement could not forget (another --sync-dir) records the old instance: not used, said, everything sent', async () => {
+  it("a memory the replacement could not forget (another --sync-dir) holds the old store's heads: not used, said, everything sent", async () => {
     const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
     expect((await sync(...elsewhere)).code).toBe(0);
     expect((await init('--force')).code).toBe(0);
     // synced show says so too, before any run (trial26 F08).
     const shown = await examctl(['synced', 'show', ...elsewhere], dir, env);
     expect(shown.stdout).toMatch(
-      /^local store .*store \(of the store this path held before: not used by the store there now\): 3 users/m,
+      /^local store .*store \(of another store: the store there holds none of its heads, so does not use it\): 3 users/m,
     );
     const json = JSON.parse((await examctl(['synced', 'show', '--json', ...elsewhere], dir, env)).stdout) as {
       memories: { replaced?: boolean }[];
@@ -216,11 +216,11 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(json.memories.map((memory) => memory.replaced)).toEqual([true]);
     const night = await sync(...elsewhere);
     expect(night.code, night.stderr).toBe(0);
-    expect(night.stderr).toContain('is of the store this path held before');
+    expect(night.stderr).toContain('holds none of the store heads it saw): not used');
     const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
     expect(items.map((item) => [item.id, item.action])).toEqual(ids.map((id) => [id, 'created']));
     expect(await storedIds()).toEqual(ids);
-    // The memory now records the new instance: the same night again sends nothing.
+    // The memory now records the new store's heads: the same night again sends nothing.
     const again = await sync(...elsewhere);
     expect(again.stderr).not.toContain('replaced');
     expect((await examctl(['synced', 'show', ...elsewhere], dir, env)).stdout).not.toContain('not used');
@@ -290,9 +290,12 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const night = await sync(...elsewhere, '--require-memory');
     expect(night.code).toBe(2);
-    expect(night.stderr).toMatch(
-      /--require-memory: the sync memory .*users\.ndjson is of the store this path held before.*; nothing was sent. A store replaced by mistake: restore it from its backup \(this memory is its own\). Else run once without --require-memory/,
+    expectCoded(
+      night.stderr,
+      'E2504',
+      '--require-memory: the local store holds none of the store heads this memory saw',
     );
+    expect(night.stderr).toContain('nothing was sent');
   });
 
   it("a dry run leaves a replaced store's memory as it was and says so (trial30)", async () => {
@@ -306,7 +309,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const plain = () =>
       examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--dry-run'], dir, env);
     for (const run of [await sync('--dry-run'), await plain()]) {
-      expect(run.stderr).toContain('is of the store this path held before: not used; left as it is');
+      expect(run.stderr).toContain('holds none of the store heads');
       expect(run.stderr).not.toContain('starts again');
     }
     expect((JSON.parse((await sync('--dry-run')).stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({
@@ -330,13 +333,11 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const check = await memoryCheck();
     expect(check.status).toBe('warn');
-    expect(check.detail).toMatch(
-      /users 3 \(of the store this path held before: not used by the store there now; .*restored from its backup uses it; a run without --require-memory begins/,
-    );
+    expect(check.detail).toMatch(/users 3 \(.*\): the local store holds none of the store heads this memory saw/);
     // Only what the night says: another store's memory, not an "older" store of its own (trial39 F02).
     expect(check.detail).not.toContain('older than run');
     const night = await sync('--dry-run');
-    expect(night.stderr).toContain('is of the store this path held before: not used');
+    expect(night.stderr).toContain('holds none of the store heads it saw): not used');
     expect(night.stderr).not.toContain('older than run');
   });
 
@@ -353,7 +354,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const refused = await sync(...elsewhere, '--require-memory');
     expect(refused.code).toBe(2);
     expectCoded(refused.stderr, 'E2504', '--require-memory');
-    expect(refused.stderr).toContain('is of the store this path held before: not used; left as it is');
+    expect(refused.stderr).toContain('holds none of the store heads it saw): not used; left as it is');
     expect(refused.stderr).not.toContain('starts again');
     expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({
       replaced: true,

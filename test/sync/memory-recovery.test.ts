@@ -65,7 +65,7 @@ function memoryText(dir: string, store = 'store', syncDir = 'synced'): string {
 }
 
 describe('synced export and import', () => {
-  it('export: one 0600 file naming target, instance, format and newest run, with a checksum; nothing to export is exit 2', () =>
+  it('export: one 0600 file naming target, format and newest run, with a checksum; nothing to export is exit 2', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json'])).code).toBe(2);
       writeUsers(dir, 'users.csv', rows(5));
@@ -95,7 +95,6 @@ describe('synced export and import', () => {
         newestRun: run,
         populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] },
       });
-      expect(document.instance).toMatch(/^\S{10,}$/);
       const { sha256, ...body } = document;
       expect(sha256).toBe(hash('sha256', canonicalJson(body), 'hex'));
       expect(JSON.parse(exported.stdout)).toMatchObject({ newestRun: run, memories: { users: { ids: 5 } } });
@@ -105,7 +104,7 @@ describe('synced export and import', () => {
       expect(nowhere.stderr).toContain(`cannot write ${join('kept', 'm.json')}: the directory does not exist (ENOENT)`);
     }));
 
-  it('import refuses another target, another store instance, a damaged file, a newer format, and a memory another run holds; nothing written', () =>
+  it('import refuses another target, a store holding none of its heads, a damaged file, a newer format, and a memory another run holds; nothing written', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(3));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
@@ -155,9 +154,7 @@ describe('synced export and import', () => {
       expect((await cli(dir, ['local', 'init', '--store', 'store', '--force'])).code).toBe(0);
       const replaced = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
       expect(replaced.code).toBe(2);
-      expect(replaced.stderr).toMatch(
-        /m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/,
-      );
+      expectCoded(replaced.stderr, 'E2504', 'holds none of the store heads this sync memory saw');
       expect(before).toContain('"t":"population"');
     }));
 });
@@ -176,7 +173,10 @@ describe('the collections examctl sent travel with the memory', () => {
       const lost = await cli(dir, ['collection', 'add', '--file', 'c.json', ...local(), '--existing', 'ok']);
       expect(lost.code).toBe(1);
       expect(lost.stdout + lost.stderr).toContain('examctl has no record of sending it there');
-      expect((await cli(dir, ['synced', 'import', 'm.json', ...local()])).code).toBe(0);
+      // The run after the loss is on record (its store head too, as a user sync's): an older export needs --force.
+      expect((await cli(dir, ['synced', 'import', 'm.json', ...local()])).code).toBe(2);
+      const imported = await cli(dir, ['synced', 'import', 'm.json', ...local(), '--force']);
+      expect(imported.code, imported.stderr).toBe(0);
       const again = await cli(dir, ['collection', 'add', '--file', 'c.json', ...local(), '--existing', 'ok', '--json']);
       expect(again.code, again.stderr).toBe(0);
       expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items[0]!.action).toBe('unchanged');

@@ -160,7 +160,7 @@ describe.each([
       expect((await examctl(['local', 'init', '--store', 'real/s'], dir)).code).toBe(0);
       const first = await night('real/s', ['a'], ...flags);
       expect(first.stderr).toContain(
-        `the sync memory ${memoryFile(syncDir(), real(), 'users')} is of the store this path held before: not used; this store's memory starts again`,
+        `the sync memory ${memoryFile(syncDir(), real(), 'users')} is of another store (this one holds none of the store heads it saw): not used; this store's memory starts again`,
       );
       expect(first.stderr).not.toContain('--force');
     });

@@ -458,7 +458,7 @@ describe('synced import of a copy taken while a run still wrote', () => {
     memory.record('u-1', { digest: 'd1', run });
     memory.recordPopulation('', run, true);
     await memory.close();
-    const options = { force: false, instance: undefined, lockTimeoutMs: 0, env: {} };
+    const options = { force: false, lockTimeoutMs: 0, env: {} };
     await expect(importMemory(place, target, copy.text, 'copy.json', options)).rejects.toThrow(
       /exported while run 20261120T010000\.000Z-aaaa still wrote its users memory .*refused, nothing written/,
     );

@@ -110,7 +110,6 @@ export async function runImport(
   }
   const { document, replaced } = await importMemory(place, resolved.report, text, file, {
     force: force ?? false,
-    instance: await targetInstance(resolved, false, deps),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
     onWait: (message) => void say(deps, message),
     env: deps.env,

@@ -2,7 +2,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { counted, formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printLine, say } from '../../formats/terminal-text.js';
-import { describeMemory, forgetMemory, listMemories, ofReplacedStore } from '../../sync/memory-files.js';
+import { describeMemory, forgetMemory, listMemories, ofAnotherStore } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
@@ -21,7 +21,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const memories = await Promise.all(
     kept.map(async (contents) => ({
       ...describeMemory(contents),
-      ...((await ofReplacedStore(contents, deps)) ? { replaced: true } : {}),
+      ...((await ofAnotherStore(contents)) ? { replaced: true } : {}),
     })),
   );
   if (options.json) {
@@ -49,7 +49,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
         ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)`
         : '';
     const replaced =
-      'replaced' in memory ? ' (of the store this path held before: not used by the store there now)' : '';
+      'replaced' in memory ? ' (of another store: the store there holds none of its heads, so does not use it)' : '';
     await printLine(
       deps,
       `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`,
