@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, range, startExamctl } from './helpers.js';
+import { ROOT, range, reportItems, startExamctl } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
@@ -96,9 +96,17 @@ async function history(target: () => string[]): Promise<void> {
   expect(copied).toBeLessThan(await holding('Two'));
   await restore();
   expect(await holding('Two')).toBe(copied);
-  const again = await examctl(['user', 'sync', '--changed-only', '--file', 'users.csv', ...target()], dir, env);
+  const again = await examctl(
+    ['--json', 'user', 'sync', '--changed-only', '--file', 'users.csv', ...target()],
+    dir,
+    env,
+  );
   expect(again.code, again.stderr).toBe(0);
   expect(await holding('Two')).toBe(USERS);
+  // What the copy holds of the killed night is not sent again (the store changed it after the head before the copy).
+  const unchanged = reportItems(again.stdout).filter((item) => item.action === 'unchanged').length;
+  expect(unchanged).toBeGreaterThan(0);
+  expect(unchanged).toBeLessThanOrEqual(copied);
 }
 
 describe('a --changed-only night killed outright, the store restored to a copy taken during it, the same file', () => {
