@@ -78,14 +78,15 @@ export type Standing =
   | { is: 'same'; undone: ReadonlySet<string> }
   /**
    * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
-   * that recorded it was killed, or the memory is older (restored, or lost then fed by an older
-   * export). `changed`: the keys the store changed since (`users:<id>`).
+   * that recorded it was killed (at its start or a batch's head: what it acknowledged after is in the
+   * store only where the store changed it since), or the memory is older (restored, or lost then fed by
+   * an older export). `changed`: the keys the store changed since (`users:<id>`).
    */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
   /**
-   * The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`;
-   * `partway`: it holds part of what came after where `at`'s run began or ended (its head is later than `at`,
-   * or `at` is where a resume of that run began).
+   * The store holds only an older head the memory saw (`at`, a run's start, a batch's or an end head): restored,
+   * or cut back; `changed` since, as for `ahead`; `partway`: it holds part of what came after where `at`'s run
+   * began, a batch of it ended, or it ended (its head is later than `at`, or `at` is where a resume of that run began).
    */
   | {
       is: 'behind';
