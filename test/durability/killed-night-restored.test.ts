@@ -1,9 +1,9 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, range, reportItems, startExamctl } from './helpers.js';
+import { untilStopped } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
@@ -65,13 +65,7 @@ async function killedWithCopy(target: string[]): Promise<void> {
     ...env,
     EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:150:SIGSTOP,outcome:450:SIGKILL',
   });
-  // The state the run reaches: stopped by its own SIGSTOP (bounded poll, Linux's /proc).
-  for (
-    let i = 0;
-    i < 6000 && !/\) T /.test(await readFile(`/proc/${run.child.pid}/stat`, 'utf8').catch(() => ''));
-    i += 1
-  )
-    await sleep(10);
+  await untilStopped(run);
   await cp(store(), join(dir, 'copy'), { recursive: true, filter: (from) => !from.endsWith('LOCK') });
   run.child.kill('SIGCONT');
   expect((await run.done).signal).toBe('SIGKILL');
