@@ -101,6 +101,7 @@ export class RecordDispatcher<P, R> {
       | 'withChosenId'
       | 'lostAttemptDid'
       | 'began'
+      | 'headWatch'
     > &
       Partial<Pick<RecordJob<P, R>, 'command'>>,
     private readonly options: DispatchOptions,
@@ -263,7 +264,12 @@ export class RecordDispatcher<P, R> {
    */
   private sendOne(api: IntegrationApi, journal: RunJournaling, payload: P): Promise<Outcome> {
     const record = journal.startHead;
-    if (record === undefined || this.firstSent) return this.job.send(api, payload, this.options.callOptions);
+    if (record === undefined || this.firstSent) {
+      // The sync memory's batch head, when it waits for one (SentMemory.headWatch).
+      const watch = this.job.headWatch?.();
+      const options = this.options.callOptions;
+      return this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch });
+    }
     this.firstSent = true;
     let head: string | undefined;
     const onHead = (said: string) => void (head ??= said);

@@ -142,6 +142,11 @@ export interface RecordJob<P, R = never> {
   /** The head a served store's first answer of the run stood on (RunJournaling.startHead), before that answer is acknowledged. */
   began?(head: string): void;
   /**
+   * Just before a request goes: where the sync memory waits for a head its batch of acknowledgements is
+   * recorded with, what to tell the head the answer stood on (CallOptions.onHead); else undefined.
+   */
+  headWatch?(): ((head: string) => void) | undefined;
+  /**
    * A run's last step before its report sinks complete and its journal ends: the sync memory stores
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */

@@ -517,12 +517,13 @@ export function resumedOptions(
 /*
  * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome|parse>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
  * the run sends itself SIGNAL at a point it reaches (`parse`: the Nth piece of a long JSON text
- * read, system/json-scan.ts). Unset, it costs one environment lookup per run.
+ * read, system/json-scan.ts); several, comma-separated, each at its own point (a SIGSTOP, then a
+ * SIGKILL further on). Unset, it costs one environment lookup per run.
  */
 type TestSignalEvent = 'sent' | 'outcome' | 'parse';
 
 interface TestSignal {
-  /** Counts `count` events of `event`; the signal goes at the one that reaches N. */
+  /** Counts `count` events of `event`; a marker's signal goes at the one that reaches its N. */
   counted(event: TestSignalEvent, count?: number): void;
 }
 
@@ -536,24 +537,25 @@ export function testSignalFrom(
 ): TestSignal {
   const value = env[VARIABLE];
   if (value === undefined || value === '') return NO_SIGNAL;
-  const match = /^(sent|outcome|parse):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);
-  const signal = match?.[3] as NodeJS.Signals | undefined;
-  if (match === null || signal === undefined || !SIGNALS.includes(signal)) {
-    throw new UsageError(
-      `${VARIABLE}: "${value}": expected <sent|outcome|parse>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`,
-    );
-  }
-  const event = match[1] as TestSignalEvent;
-  const after = Number(match[2]);
-  let seen = 0;
-  let sentAlready = false;
+  const markers = value.split(',').map((one) => {
+    const match = /^(sent|outcome|parse):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(one);
+    const signal = match?.[3] as NodeJS.Signals | undefined;
+    if (match === null || signal === undefined || !SIGNALS.includes(signal)) {
+      throw new UsageError(
+        `${VARIABLE}: "${value}": expected <sent|outcome|parse>:<N>:<${SIGNALS.join('|')}>, comma-separated, e.g. outcome:100:SIGKILL`,
+      );
+    }
+    return { event: match[1] as TestSignalEvent, after: Number(match[2]), signal, seen: 0, sent: false };
+  });
   return {
     counted(counted, count = 1) {
-      if (counted !== event || sentAlready) return;
-      seen += count;
-      if (seen < after) return;
-      sentAlready = true;
-      signalSelf(signal);
+      for (const marker of markers) {
+        if (counted !== marker.event || marker.sent) continue;
+        marker.seen += count;
+        if (marker.seen < marker.after) continue;
+        marker.sent = true;
+        signalSelf(marker.signal);
+      }
     },
   };
 }

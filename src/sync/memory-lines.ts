@@ -12,10 +12,11 @@ import type { SeenHead } from './store-standing.js';
 
 /**
  * The sync memory's line format; a reader refuses a newer one. 2: population lines; 3: the store
- * heads runs saw (docs/sync.md, "Where the store stands"). An older file is rewritten as 3 by the
- * first run holding its lock (a format 1 file's populations taken from its entries).
+ * heads runs saw (docs/sync.md, "Where the store stands"); 4: a head with each batch of
+ * acknowledgements, whose tag an entry carries (`<attempt>.<batch>`). An older file is rewritten as 4
+ * by the first run holding its lock (a format 1 file's populations taken from its entries).
  */
-export const SYNC_MEMORY_VERSION = 3;
+export const SYNC_MEMORY_VERSION = 4;
 
 /** A --population name: 1 to 64 letters, digits, `.`, `-`, `_`, starting with a letter or digit. */
 const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -296,8 +297,9 @@ export interface PopulationBody {
   u?: unknown;
 }
 
-/** An attempt's tag (SeenHead): 8 base64url characters. */
-const isAttempt = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]{8}$/.test(value);
+/** An attempt's tag (SeenHead): 8 base64url characters, a batch's after it (store-standing.ts, batchTag). */
+const isAttempt = (value: unknown): value is string =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{8}(?:\.[1-9a-z][0-9a-z]{0,5})?$/.test(value);
 
 const isSeenHead = (value: unknown): value is SeenHead =>
   Array.isArray(value) &&

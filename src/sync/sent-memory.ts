@@ -41,7 +41,16 @@ import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
-import { headsToAsk, sentAgain, standing, standingWords, type SeenHead, type Standing } from './store-standing.js';
+import {
+  batchTag,
+  headsToAsk,
+  sentAgain,
+  standing,
+  standingWords,
+  undoneBy,
+  type SeenHead,
+  type Standing,
+} from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -114,8 +123,17 @@ export abstract class SentMemory<P> {
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
   private headOf = async (): Promise<string | undefined> => undefined;
-  /** The attempts whose acknowledgements the store lost (a restore), this open's and earlier ones' (for a resume's kept rows). */
-  private undone: ReadonlySet<string> = new Set();
+  /**
+   * This attempt's batch of acknowledgements (store-standing.ts, batchTag): the next begins once the memory
+   * handed one of its lines to a write (`batchFrom`: its groups then), where the store says its head.
+   */
+  private batch = 0;
+  private batchFrom = 0;
+  private ackedInBatch = false;
+  /** A batch begun whose head is not recorded yet: the head the first answer to a request sent since stood on. */
+  private headWanted: number | undefined;
+  /** Whether an acknowledgement is one the store lost (a restore), by this open's and earlier ones' (for a resume's kept rows). */
+  private undone: (acked: string | undefined) => boolean = () => false;
   private undoneNow: string[] = [];
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
@@ -331,7 +349,7 @@ export abstract class SentMemory<P> {
         : stands.is === 'other'
           ? own.map(([, , at]) => at)
           : [];
-    this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
+    this.undone = undoneBy([...(newest?.undone ?? []), ...this.undoneNow]);
     // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned from it).
     if (stands.is === 'other') {
       for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
@@ -452,6 +470,37 @@ export abstract class SentMemory<P> {
     ]);
   }
 
+  /**
+   * Just before a request goes (RecordJob.headWatch): a batch begun whose head is not recorded takes the
+   * head its answer stood on. The request went after every acknowledgement of the batches before, so that
+   * head holds all they wrote (a local store's commits come before their answers).
+   */
+  headWatch(): ((head: string) => void) | undefined {
+    const batch = this.headWanted;
+    if (batch === undefined) return undefined;
+    return (head) => {
+      const [memory, run] = [this.memory, this.run];
+      if (this.headWanted !== batch || memory === undefined || run === undefined) return;
+      this.headWanted = undefined;
+      memory.recordHead(populationKey(this.flags.population), [head, run, batchTag(this.attempt, batch), false]);
+    };
+  }
+
+  /** The tag the next acknowledgement carries: a new batch's once the memory wrote one of this batch's lines. */
+  private ackTag(memory: SyncMemory): string {
+    // Only where the store says its head (a store's start head is recorded), and one batch's head awaited at a time.
+    if (this.run !== undefined && this.head !== undefined && this.headWanted === undefined && memory.current) {
+      if (this.ackedInBatch && memory.groups > this.batchFrom) {
+        this.batch += 1;
+        this.headWanted = this.batch;
+        this.ackedInBatch = false;
+      }
+      if (!this.ackedInBatch) this.batchFrom = memory.groups;
+    }
+    this.ackedInBatch = true;
+    return batchTag(this.attempt, this.batch);
+  }
+
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
@@ -529,6 +578,7 @@ export abstract class SentMemory<P> {
     return {
       started: this.started.bind(this),
       began: this.began.bind(this),
+      headWatch: this.headWatch.bind(this),
       ending: () => this.close(),
       acknowledged: this.acknowledged.bind(this),
       unsettled: this.unsettled.bind(this),
@@ -559,7 +609,7 @@ export abstract class SentMemory<P> {
     if (memory === undefined || id === undefined) return;
     // Kept by an attempt whose acknowledgements a restored store lost, and not in the copy: sent again (docs/runs.md).
     const { acked, digest: was } = memory.entries.get(id) ?? {};
-    const undone = acked !== undefined && this.undone.has(acked);
+    const undone = this.undone(acked);
     if (kept === true && undone && was === '') return false;
     if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
@@ -568,7 +618,7 @@ export abstract class SentMemory<P> {
     const row = unit.rows?.[0];
     const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
     // One the store holds is the applying attempt's, or this one's where a restore undid that one's.
-    const attempt = kept === true || (kept === 'held' && !undone) ? acked : this.attempt;
+    const attempt = kept === true || (kept === 'held' && !undone) ? acked : this.ackTag(memory);
     memory.record(id, {
       digest,
       run,

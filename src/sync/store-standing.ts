@@ -6,13 +6,70 @@
 import type { StoreHead } from '../port/integration-api.js';
 
 /**
- * A head a run saw: the store's head, the run, the attempt's tag (each start of a run, a resume's
- * too, has its own; an entry it acknowledged carries it: MemoryEntry.acked), and whether at its end.
+ * A head a run saw: the store's head, the run, a tag, and whether at its end. Each start of a run (a
+ * resume's too) is an attempt with a tag of its own (8 characters); each batch of acknowledgements an
+ * attempt recorded gets the next tag of that attempt (`<attempt>.<n>`, batchTag), recorded with a head the
+ * store had once every acknowledgement before it was written. An entry carries the tag it was
+ * acknowledged under (MemoryEntry.acked): what came after a head the store holds is known per batch.
  */
 export type SeenHead = [head: string, run: string, attempt: string, end: boolean];
 
 /** The most heads a population keeps (the oldest go): a store restored to before them all is another's. */
 export const KEPT_HEADS = 64;
+
+/** The most batch heads a population keeps (a run not ended, `keptHeads`): the oldest go, their acknowledgements judged from the head before. */
+export const KEPT_BATCH_HEADS = 16;
+
+/** Batch `batch` of `attempt`'s tag: the attempt's own for its first (its start head), else `<attempt>.<batch in base 36>`. */
+export function batchTag(attempt: string, batch: number): string {
+  return batch === 0 ? attempt : `${attempt}.${batch.toString(36)}`;
+}
+
+/** A tag's attempt. */
+export function attemptOf(tag: string): string {
+  return tagParts(tag)[0];
+}
+
+/** A tag's attempt and batch. */
+function tagParts(tag: string): [attempt: string, batch: number] {
+  const dot = tag.indexOf('.');
+  return dot < 0 ? [tag, 0] : [tag.slice(0, dot), Number.parseInt(tag.slice(dot + 1), 36)];
+}
+
+/**
+ * Whether an entry acknowledged under `acked` is among `undone`: a tag there undoes what its attempt
+ * acknowledged from its batch on (a batch's head dropped, or never written before a kill, is judged
+ * with the one before it).
+ */
+export function undoneBy(undone: Iterable<string>): (acked: string | undefined) => boolean {
+  const from = new Map<string, number>();
+  for (const tag of undone) {
+    const [attempt, batch] = tagParts(tag);
+    from.set(attempt, Math.min(from.get(attempt) ?? batch, batch));
+  }
+  if (from.size === 0) return () => false;
+  return (acked) => {
+    if (acked === undefined) return false;
+    const [attempt, batch] = tagParts(acked);
+    const first = from.get(attempt);
+    return first !== undefined && batch >= first;
+  };
+}
+
+/**
+ * The heads a population keeps with `seen` recorded: a run's batch heads go once it records its end
+ * head (that head and what the store changed after its start answer a restore to a copy taken during
+ * it), at most KEPT_BATCH_HEADS of them (the oldest go first), and at most KEPT_HEADS in all.
+ */
+export function keptHeads(heads: readonly SeenHead[], seen: SeenHead | undefined): SeenHead[] {
+  if (seen === undefined) return [...heads];
+  const isBatch = ([, , tag, end]: SeenHead) => !end && tag.includes('.');
+  const ended = seen[3] ? seen[1] : undefined;
+  let kept = [...heads, seen].filter((one) => !(isBatch(one) && one[1] === ended));
+  let excess = kept.filter(isBatch).length - KEPT_BATCH_HEADS;
+  if (excess > 0) kept = kept.filter((one) => !(isBatch(one) && excess-- > 0));
+  return kept.slice(-KEPT_HEADS);
+}
 
 export type Standing =
   /** No head recorded (a first night, an older examctl's memory), or a target that cannot say (the platform). */
@@ -21,14 +78,15 @@ export type Standing =
   | { is: 'same'; undone: ReadonlySet<string> }
   /**
    * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
-   * that recorded it was killed, or the memory is older (restored, or lost then fed by an older
-   * export). `changed`: the keys the store changed since (`users:<id>`).
+   * that recorded it was killed (at its start or a batch's head: what it acknowledged after is in the
+   * store only where the store changed it since), or the memory is older (restored, or lost then fed by
+   * an older export). `changed`: the keys the store changed since (`users:<id>`).
    */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
   /**
-   * The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`;
-   * `partway`: it holds part of what came after where `at`'s run began or ended (its head is later than `at`,
-   * or `at` is where a resume of that run began).
+   * The store holds only an older head the memory saw (`at`, a run's start, a batch's or an end head): restored,
+   * or cut back; `changed` since, as for `ahead`; `partway`: it holds part of what came after where `at`'s run
+   * began, a batch of it ended, or it ended (its head is later than `at`, or `at` is where a resume of that run began).
    */
   | {
       is: 'behind';
@@ -41,9 +99,9 @@ export type Standing =
   | { is: 'other' };
 
 /**
- * The one decision. `undone`: the attempts whose acknowledgements came after the newest head the
- * store still holds (each run start's attempt from there on, that head's own if it is a start):
- * exactly what the store lost of what the memory calls acknowledged.
+ * The one decision. `undone`: the tags of the heads from the newest head the store still holds on (but
+ * end heads'): what the memory acknowledged after that head (undoneBy), of which the store lost what it
+ * did not change since.
  */
 export function standing(seen: readonly SeenHead[], store: StoreHead | undefined): Standing {
   const newest = seen.length - 1;
@@ -55,34 +113,40 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
   if (held === newest) return { is: 'same', undone };
   const [head, run, attempt, end] = seen[held]!;
-  const resumed = !end && seen.slice(0, held).some((one) => one[1] === run && one[2] !== attempt);
+  const resumed = !end && seen.slice(0, held).some((one) => one[1] === run && attemptOf(one[2]) !== attemptOf(attempt));
   return { is: 'behind', at: seen[held]!, undone, changed, partway: head !== store.head || resumed };
 }
 
 /**
- * Which entries of a memory of `collection` go again (their digests cleared), by id and the
- * attempt that acknowledged them; none: all stand. Another store: all. Restored: those the attempts
- * it undid acknowledged, but those of the attempt that began at the head it still holds that it
- * changed since (the copy was taken during that attempt: they are in it). Ahead: those the store
- * changed since the memory's newest head, but by that head's own attempt when it is a start (a run
- * killed after it): what the memory misses of the store.
+ * Which entries of a memory of `collection` go again (their digests cleared), by id and the tag they
+ * were acknowledged under; none: all stand. Another store: all. Restored (`behind`): those acknowledged
+ * after the newest head it holds (`undone`), but those of that head's attempt from that head on that it
+ * changed since (the copy was taken during that attempt: they are in it; one attempt writes an id once).
+ * Ahead: those the store changed since the memory's newest head, but that head's attempt's own from it
+ * on (a run killed after it); of these, the ones it did not change since (written after a copy the store
+ * was restored to, or never). An acknowledgement in flight as its batch's head was read, written before
+ * it, is sent again: safe, and at most the requests in flight then.
  */
 export function sentAgain(
   found: Standing,
   collection: string,
 ): ((id: string, acked: string | undefined) => boolean) | undefined {
   if (found.is === 'other') return () => true;
-  if (found.is === 'unknown' || (found.is !== 'ahead' && found.undone.size === 0)) return undefined;
-  if (found.is === 'same') return (_, acked) => acked !== undefined && found.undone.has(acked);
-  const [, , attempt, end] = found.at;
-  const own = (acked: string | undefined) => !end && acked === attempt;
-  if (found.is === 'behind')
-    return (id, acked) =>
-      acked !== undefined && found.undone.has(acked) && !(own(acked) && found.changed.has(`${collection}:${id}`));
-  if (found.changed.size === 0) return undefined;
-  return (id, acked) => !own(acked) && found.changed.has(`${collection}:${id}`);
+  if (found.is === 'unknown') return undefined;
+  if (found.is === 'same') {
+    const undone = undoneBy(found.undone);
+    return found.undone.size === 0 ? undefined : (_, acked) => undone(acked);
+  }
+  const [, , tag, end] = found.at;
+  const own = end ? () => false : undoneBy([tag]);
+  const changed = (id: string) => found.changed.has(`${collection}:${id}`);
+  if (found.is === 'behind') {
+    const undone = undoneBy(found.undone);
+    return found.undone.size === 0 ? undefined : (id, acked) => undone(acked) && !(own(acked) && changed(id));
+  }
+  if (found.changed.size === 0 && end) return undefined;
+  return (id, acked) => own(acked) !== changed(id);
 }
-
 /** The heads to ask the store about: each once, newest first, as many as one question takes. */
 export function headsToAsk(seen: readonly SeenHead[]): string[] {
   return [...new Set(seen.map(([head]) => head).reverse())].slice(0, KEPT_HEADS);
@@ -101,7 +165,7 @@ export function standingWords(
   if (found.is === 'other')
     return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
   const at = found.is === 'behind' ? found.at : undefined;
-  if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, found.undone))) return undefined;
+  if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, undoneBy(found.undone)))) return undefined;
   const where =
     at === undefined
       ? 'where the newest run found it'
@@ -111,9 +175,11 @@ export function standingWords(
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 
-/** Whether an entry was acknowledged by one of `attempts`. */
-function ackedByAny(entries: Iterable<{ acked?: string | undefined }>, attempts: ReadonlySet<string>): boolean {
-  if (attempts.size === 0) return false;
-  for (const { acked } of entries) if (acked !== undefined && attempts.has(acked)) return true;
+/** Whether an entry was acknowledged under one of `undone`'s tags. */
+function ackedByAny(
+  entries: Iterable<{ acked?: string | undefined }>,
+  undone: (acked: string | undefined) => boolean,
+): boolean {
+  for (const { acked } of entries) if (undone(acked)) return true;
   return false;
 }

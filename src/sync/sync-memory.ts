@@ -17,7 +17,7 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { KEPT_HEADS, type SeenHead } from './store-standing.js';
+import { attemptOf, keptHeads, type SeenHead } from './store-standing.js';
 import {
   entryBody,
   forgetBody,
@@ -83,6 +83,9 @@ export class SyncMemory {
   private readonly encoder = new JournalGroupEncoder();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private kicked = 0;
+  /** Whether the file is of this format (a feeder appends to an older one as it is: no batch tags, which its reader refuses as damaged). */
+  current = false;
   private failure: RunJournalWriteError | undefined;
   private handle: FileHandle | undefined;
 
@@ -157,6 +160,7 @@ export class SyncMemory {
         contents.lines,
         contents.populations,
       );
+      memory.current = contents.format === undefined || contents.format >= SYNC_MEMORY_VERSION;
       if (!options.readOnly && handle !== undefined)
         await memory.openForAppend(contents, handle, options.lockTimeoutMs);
       return memory;
@@ -220,9 +224,11 @@ export class SyncMemory {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
-    const heads = [...(before?.heads ?? []), ...(seen ? [seen] : [])].slice(-KEPT_HEADS);
-    const attempts = new Set(heads.map(([, , attempt]) => attempt));
-    const undoneNow = [...new Set([...(before?.undone ?? []), ...undone])].filter((one) => attempts.has(one));
+    const heads = keptHeads(before?.heads ?? [], seen);
+    const attempts = new Set(heads.map(([, , tag]) => attemptOf(tag)));
+    const undoneNow = [...new Set([...(before?.undone ?? []), ...undone])].filter((one) =>
+      attempts.has(attemptOf(one)),
+    );
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
     const added: RunFile[] | undefined =
       file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
@@ -244,6 +250,23 @@ export class SyncMemory {
     if (known === undefined) return;
     known.set(key, record);
     this.append(populationBody(key, { ...record, files: added }));
+  }
+
+  /**
+   * Records the head a batch of acknowledgements of the run under way stands on (store-standing.ts,
+   * batchTag): its population's line again, in the group its batch's lines go in or the next.
+   */
+  recordHead(key: string, seen: SeenHead): void {
+    const before = this.populationRecords?.get(key);
+    if (before === undefined) return;
+    const record: PopulationRecord = { ...before, heads: keptHeads(before.heads ?? [], seen) };
+    this.populationRecords!.set(key, record);
+    this.append(populationBody(key, { ...record, files: undefined }));
+  }
+
+  /** How many groups of lines were handed to a write so far: a batch of acknowledgements ends with one. */
+  get groups(): number {
+    return this.kicked;
   }
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */
@@ -275,6 +298,7 @@ export class SyncMemory {
     const bodies = this.pending;
     this.pending = [];
     if (bodies.length === 0) return;
+    this.kicked += 1;
     const handle = this.handle!;
     this.flushing = this.flushing.then(async () => {
       if (this.failure !== undefined) return;

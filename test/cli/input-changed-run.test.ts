@@ -6,9 +6,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startExamctl, type Finished } from '../support/cli.js';
+import { startExamctl, untilStopped, type Finished } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { KEEP_ROWS_MAX_CHARS } from '../../src/input/csv-reader.js';
 
@@ -26,13 +25,7 @@ async function rewrittenWhileSent(args: string[], file: string, next: string): P
   const run = startExamctl(['--store', join(dir, 'store'), ...args], dir, {
     EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGSTOP',
   });
-  // The state the run reaches: stopped by its own SIGSTOP (bounded poll, Linux's /proc).
-  for (
-    let i = 0;
-    i < 6000 && !/\) T /.test(await readFile(`/proc/${run.child.pid}/stat`, 'utf8').catch(() => ''));
-    i += 1
-  )
-    await sleep(10);
+  await untilStopped(run);
   await writeFile(join(dir, file), next);
   run.child.kill('SIGCONT');
   return run.done;

@@ -18,6 +18,19 @@ describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
     expect(sent).toEqual(['SIGTERM']);
   });
 
+  it('several markers, comma-separated: each signals once at its own point', () => {
+    const sent: NodeJS.Signals[] = [];
+    const hook = testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:2:SIGSTOP,outcome:4:SIGKILL' }, (signal) =>
+      sent.push(signal),
+    );
+    hook.counted('outcome');
+    expect(sent).toEqual([]);
+    hook.counted('outcome');
+    expect(sent).toEqual(['SIGSTOP']);
+    hook.counted('outcome', 5);
+    expect(sent).toEqual(['SIGSTOP', 'SIGKILL']);
+  });
+
   it('does nothing when unset or empty', () => {
     for (const env of [{}, { EXAMCTL_TEST_SIGNAL_AFTER: '' }]) {
       const sent: NodeJS.Signals[] = [];
@@ -26,13 +39,18 @@ describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
     }
   });
 
-  it.each(['outcome:0:SIGKILL', 'outcome:5', 'later:5:SIGKILL', 'outcome:5:SIGUSR1', 'outcome:-1:SIGINT'])(
-    'refuses %s as a usage error naming the variable',
-    (value) => {
-      expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
-      expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
-    },
-  );
+  it.each([
+    'outcome:0:SIGKILL',
+    'outcome:5',
+    'later:5:SIGKILL',
+    'outcome:5:SIGUSR1',
+    'outcome:-1:SIGINT',
+    'outcome:5:SIGKILL,',
+    'outcome:5:SIGKILL,sent:0:SIGINT',
+  ])('refuses %s as a usage error naming the variable', (value) => {
+    expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
+    expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
+  });
 
   it('a run with it set says so first (one left in a job would kill every run unnamed)', () =>
     withTempDir(async (dir) => {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import { childEnv } from './child-env.js';
 
@@ -58,4 +60,14 @@ export function startExamctl(args: readonly string[], cwd: string, env: Record<s
 /** Runs `examctl args...` to the end (see startNode). */
 export function examctl(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
   return startExamctl(args, cwd, env).done;
+}
+
+/** Waits until `run` stopped itself (EXAMCTL_TEST_SIGNAL_AFTER=...:SIGSTOP): a state it reaches, read from Linux's /proc (bounded poll). */
+export async function untilStopped(run: Running): Promise<void> {
+  for (
+    let i = 0;
+    i < 6000 && !/\) T /.test(await readFile(`/proc/${run.child.pid}/stat`, 'utf8').catch(() => ''));
+    i += 1
+  )
+    await sleep(10);
 }

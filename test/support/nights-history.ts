@@ -3,7 +3,9 @@
  * random histories of nights run in this process (runCli: the real pipeline, journal, SentMemory
  * and engine): `user sync --changed-only`, `schedule push --upsert --changed-only` and plain
  * `schedule push` creates, each stopped at a random request as an interrupt stops it (the run's
- * AbortSignal; a spawned kill per step would cost a Node start each), `runs resume` and second
+ * AbortSignal; a spawned kill per step would cost a Node start each), or killed outright (`kill`: what
+ * a `kill -9` just before its end leaves on disk: its journal and memory without their end, so no end
+ * head either; test/durability/killed-night-restored.test.ts kills a spawned run), `runs resume` and second
  * resumes, copies of the store and of the memory taken between nights or in the middle of one,
  * restores to them (by copy, and in place: rm then copy), compactions. On the local store, and
  * through `local serve` (the remote client against the store served in this process).
@@ -16,7 +18,7 @@
  * Used by test/sync/nights-property.test.ts and nights-property-served.test.ts (two files: vitest
  * runs them side by side).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -44,22 +46,26 @@ const MEMORY_RESTORES = true;
 type Kind = 'users' | 'upsert' | 'create';
 
 type Step =
-  /** A night of `file` (each record's value), interrupted at its `stop`-th request, a copy taken at its `copyAt`-th. */
-  | { t: 'night'; kind: Kind; file: number[]; stop: number | null; copyAt: number | null }
-  /** `runs resume` of the newest run, if it was interrupted. */
-  | { t: 'resume'; stop: number | null }
+  /**
+   * A night of `file` (each record's value), interrupted at its `stop`-th request, a copy taken at its `copyAt`-th;
+   * `kill`: then killed outright as it ends (no end recorded).
+   */
+  | { t: 'night'; kind: Kind; file: number[]; stop: number | null; copyAt: number | null; kill?: boolean }
+  /** `runs resume` of the newest run, if it was interrupted (`kill`: as a night's). */
+  | { t: 'resume'; stop: number | null; kill?: boolean }
   | { t: 'copy' }
   /** The store compacted (its heads kept through it). */
   | { t: 'compact' }
   /** A restore of the store or of the memory; `fresh`: on a runner without the runs directory (a CI cache restored). */
   | { t: 'restore'; of: 'store' | 'memory'; copy: number; inPlace: boolean; fresh: boolean };
 
-const users = (file: number[], stop: number | null = null, copyAt: number | null = null): Step => ({
+const users = (file: number[], stop: number | null = null, copyAt: number | null = null, kill = false): Step => ({
   t: 'night',
   kind: 'users',
   file,
   stop,
   copyAt,
+  ...(kill && { kill }),
 });
 
 /**
@@ -178,6 +184,14 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     users([0, 0, 0]),
   ],
+  // A night killed outright (no end head), the store restored to a copy taken at its first request, the same file:
+  // what it acknowledged after the copy is sent again (before, the store was "ahead" of its start head: u1, u2 missing).
+  [
+    users([0, 0, 0]),
+    users([1, 1, 1], null, 1, true),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    users([1, 1, 1]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
@@ -191,6 +205,8 @@ const SITTING_HEADER =
   'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
 
 const stop = fc.option(fc.integer({ min: 1, max: RECORDS }), { nil: null, freq: 2 });
+/** A run killed outright one time in four. */
+const kill = fc.nat({ max: 3 }).map((n) => n === 0);
 const steps: fc.Arbitrary<Step[]> = fc.array(
   fc.oneof(
     {
@@ -201,9 +217,10 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
         file: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: RECORDS, maxLength: RECORDS }),
         stop,
         copyAt: fc.option(fc.integer({ min: 1, max: RECORDS }), { nil: null, freq: 4 }),
+        kill,
       }),
     },
-    { weight: 3, arbitrary: fc.record({ t: fc.constant('resume' as const), stop }) },
+    { weight: 3, arbitrary: fc.record({ t: fc.constant('resume' as const), stop, kill }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('copy' as const) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('compact' as const) }) },
     {
@@ -221,7 +238,7 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
 );
 
 /** What the histories did, in all: each kind of step must have happened. */
-const tally = { requests: 0, schedules: 0, resumes: 0, restores: 0, stopped: 0 };
+const tally = { requests: 0, schedules: 0, resumes: 0, restores: 0, stopped: 0, killed: 0 };
 
 let root = '';
 let template = '';
@@ -398,19 +415,22 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     stopAt: number | null,
     copyAt: number | null,
     refusable?: string,
+    kill = false,
   ) => {
     const before = new Map(values);
     now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController() };
     const done = await cli(dir, args, local, now.abort.signal);
-    const ended = done.code === 0;
+    const run = /\brun (\S+) \(examctl runs show/.exec(done.stderr)?.[1];
+    const killed = kill && run !== undefined && killedAtEnd(run);
+    const ended = done.code === 0 && !killed;
     if (!ended) tally.stopped++;
     // What a stopped run was to send and did not may have gone out, as far as the memory knows (its
     // intents are written ahead: a kill leaves them so): the next run sends it again.
     if (!ended)
       for (const [n, key] of keys.entries()) if (!now.keys.has(key) && before.get(key) !== file[n]) mayResend.add(key);
     const refused = refusable !== undefined && done.code === 2 && done.stderr.includes(`examctl: ${refusable}:`);
-    expect(ended || refused || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
-    if (ended) {
+    expect(done.code === 0 || refused || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
+    if (done.code === 0) {
       // A run that ends leaves the store as its file says.
       const held = await storeValues(store);
       expect(
@@ -418,7 +438,23 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         done.stderr,
       ).toEqual(file);
     }
-    return { ended, run: /\brun (\S+) \(examctl runs show/.exec(done.stderr)?.[1] };
+    return { ended, run };
+  };
+  /**
+   * What a `kill -9` of run `run` just before its end leaves (its acknowledgements written, its end not): the
+   * journal's end line and the memory's end of the run (the head it ended at) cut off. False: nothing to cut.
+   */
+  const killedAtEnd = (run: string): boolean => {
+    const journal = join(dir, 'runs', run, 'journal.ndjson');
+    if (!cutLast(journal, (line) => line.includes('"t":"end"'))) return false;
+    for (const memoryDir of existsSync(memory) ? readdirSync(memory) : [])
+      for (const name of ['users.ndjson', 'schedules.ndjson'])
+        cutLast(
+          join(memory, memoryDir, name),
+          (line) => line.includes(`"t":"population"`) && line.includes(`"r":"${run}"`) && line.includes('"e":true'),
+        );
+    tally.killed++;
+    return true;
   };
 
   try {
@@ -430,7 +466,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         writeFileSync(join(dir, name), records.text(step.file));
         const file = step.file.map(records.value);
         const args = [...records.args(name), ...target()];
-        const { ended, run } = await attempt(args, records.keys, file, step.stop, step.copyAt);
+        const { ended, run } = await attempt(args, records.keys, file, step.stop, step.copyAt, undefined, step.kill);
         newest = run === undefined ? undefined : { run, keys: records.keys, values: file, ended };
       } else if (step.t === 'resume' && newest !== undefined && !newest.ended) {
         const args = [
@@ -440,7 +476,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
           ...(served ? ['--base-url', `http://127.0.0.1:${port}`, ...ONE_AT_A_TIME] : []),
         ];
         const refusable = newest.memoryRestored ? 'E2501' : undefined;
-        newest.ended = (await attempt(args, newest.keys, newest.values, step.stop, null, refusable)).ended;
+        newest.ended = (await attempt(args, newest.keys, newest.values, step.stop, null, refusable, step.kill)).ended;
         tally.resumes++;
       } else if (step.t === 'copy') {
         copy('store');
@@ -480,6 +516,16 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     await stopServing();
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Cuts the file's last line off where `is` says it is the one (a file there); whether it did. */
+function cutLast(file: string, is: (line: string) => boolean): boolean {
+  if (!existsSync(file)) return false;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const last = lines.at(-2);
+  if (lines.at(-1) !== '' || last === undefined || !is(last)) return false;
+  writeFileSync(file, `${lines.slice(0, -2).join('\n')}\n`);
+  return true;
 }
 
 /** Runs `count` random histories (after `examples`), then checks that every kind of step happened. */

@@ -91,7 +91,7 @@ describe('synced export and import', () => {
         format: 'examctl-sync-memory',
         version: 1,
         identity: `local ${join(dir, 'store')}`,
-        memoryFormat: 3,
+        memoryFormat: 4,
         newestRun: run,
         populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] },
       });
@@ -509,7 +509,7 @@ describe('the runs without --population are a population of their own', () => {
 });
 
 describe('a memory of format 1 (no population lines)', () => {
-  it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it in this format (3)', () =>
+  it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it in this format (4)', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(4));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
@@ -539,7 +539,7 @@ describe('a memory of format 1 (no population lines)', () => {
       ]);
       expect(night.code, night.stderr).toBe(0);
       const text = readFileSync(file, 'utf8');
-      expect(text).toContain('"v":3');
+      expect(text).toContain('"v":4');
       expect(text).toMatch(/"t":"population","p":"staff"/);
       const students = await cli(dir, [
         'user',

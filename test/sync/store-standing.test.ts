@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { type SeenHead, sentAgain, standing, standingWords } from '../../src/sync/store-standing.js';
+import {
+  batchTag,
+  KEPT_BATCH_HEADS,
+  keptHeads,
+  type SeenHead,
+  sentAgain,
+  standing,
+  standingWords,
+  undoneBy,
+} from '../../src/sync/store-standing.js';
 
 const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'examctl-standing-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -85,5 +94,71 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     const after = sentAgain(standing([[start, 'r1', 'attemptA', true]], compacted), 'users')!;
     expect([again('u0', 'attemptB'), after('u1', 'attemptA'), after('u2', 'attemptB')]).toEqual([false, true, true]);
     await store.close();
+  });
+
+  describe('a head with each batch of acknowledgements (a run killed outright records no end head)', () => {
+    const h = (letter: string) => letter.repeat(22);
+    // r1 ended at B; r2 began at B, recorded batch heads C and D (tags attemptB.1, attemptB.2), was killed.
+    const seen: SeenHead[] = [
+      [h('A'), 'r1', 'attemptA', false],
+      [h('B'), 'r1', 'attemptA', true],
+      [h('B'), 'r2', 'attemptB', false],
+      [h('C'), 'r2', batchTag('attemptB', 1), false],
+      [h('D'), 'r2', batchTag('attemptB', 2), false],
+    ];
+    const tags = ['attemptA', 'attemptB', 'attemptB.1', 'attemptB.2', 'attemptB.3'];
+
+    it('a tag undoes its attempt from its batch on (a batch whose head was never written is judged with the one before)', () => {
+      expect(batchTag('attemptB', 0)).toBe('attemptB');
+      expect(batchTag('attemptB', 36)).toBe('attemptB.10');
+      expect(tags.map(undoneBy(['attemptB.2']))).toEqual([false, false, false, true, true]);
+      expect(tags.map(undoneBy(['attemptB.2', 'attemptB']))).toEqual([false, true, true, true, true]);
+      expect([undoneBy([])('attemptB'), undoneBy(['attemptB'])(undefined)]).toEqual([false, false]);
+    });
+
+    it('restored to a copy taken between batches 1 and 2: what came after batch 1 goes again, but what the store changed since', () => {
+      const found = standing(seen, { head: h('E'), holds: [h('B'), h('C')], changed: ['users:u3'] });
+      expect(found).toMatchObject({ is: 'behind', at: seen[3], partway: true });
+      const again = sentAgain(found, 'users')!;
+      // u1 before the copy's batch, u2 after it and lost, u3 after it and in the copy, u4 in a batch whose head was lost.
+      const acked: [string, string][] = [
+        ['u0', 'attemptA'],
+        ['u1', 'attemptB'],
+        ['u2', 'attemptB.1'],
+        ['u3', 'attemptB.1'],
+        ['u4', 'attemptB.3'],
+      ];
+      expect(acked.map(([id, tag]) => again(id, tag))).toEqual([false, false, true, false, true]);
+      expect(standingWords(found, 'local', [])).toContain('back at a point after run r2 began');
+    });
+
+    it("ahead of the killed run's newest batch head: its later acknowledgements the store did not change go again", () => {
+      const found = standing(seen, { head: h('E'), holds: [h('D')], changed: ['users:u3', 'users:u5'] });
+      expect(found).toMatchObject({ is: 'ahead', at: seen[4] });
+      const again = sentAgain(found, 'users')!;
+      // u2 before that head (the store holds it); u3, u4 after it, u3 written; u5 another's write since.
+      expect([again('u2', 'attemptB.1'), again('u3', 'attemptB.2'), again('u4', 'attemptB.3')]).toEqual([
+        false,
+        false,
+        true,
+      ]);
+      expect([again('u5', 'attemptA'), again('u6', 'attemptA')]).toEqual([true, false]);
+      // An ended run's end head: only what others changed since goes.
+      const ended = standing(seen.slice(0, 2), { head: h('E'), holds: [h('B')], changed: [] });
+      expect(sentAgain(ended, 'users')).toBeUndefined();
+    });
+
+    it('batch heads go when their run records its end head; at most KEPT_BATCH_HEADS are kept, the oldest going first', () => {
+      const end: SeenHead = [h('F'), 'r2', 'attemptB2', true];
+      expect(keptHeads(seen, end)).toEqual([...seen.slice(0, 3), end]);
+      expect(keptHeads(seen, undefined)).toEqual(seen);
+      let many = seen;
+      for (let n = 3; n < 40; n++)
+        many = keptHeads(many, [h(String.fromCharCode(70 + (n % 20))), 'r2', batchTag('attemptB', n), false]);
+      const batches = many.filter(([, , tag]) => tag.includes('.'));
+      expect(batches).toHaveLength(KEPT_BATCH_HEADS);
+      expect(batches.at(-1)![2]).toBe(batchTag('attemptB', 39));
+      expect(many.slice(0, 3)).toEqual(seen.slice(0, 3));
+    });
   });
 });
