@@ -156,7 +156,7 @@ export class RecordDispatcher<P, R> {
         return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined) return skipped(unit, this.command, this.notSent());
+    if (this.stop !== undefined) return this.notSentAfterAll(unit);
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
@@ -232,7 +232,7 @@ export class RecordDispatcher<P, R> {
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
     if (this.firstAnswer !== undefined) await this.firstAnswer;
     this.checkStop();
-    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.command, this.notSent());
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
     try {
       outcome = await this.sendOne(api, journal, payload);
@@ -348,6 +348,16 @@ export class RecordDispatcher<P, R> {
       this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable,
       1,
     );
+  }
+
+  /**
+   * A unit the stopped run never sent, though it may be on record as sent ahead: withdrawn from the
+   * journal at the attempt's end, and its sync memory intent taken back as for a refusal (nothing
+   * reached the target), so the memory neither keeps it unsettled nor takes it for a leaver later.
+   */
+  private notSentAfterAll(unit: Unit<P>): ReportEntry {
+    if (this.journal !== undefined) this.job.refused?.(unit, false);
+    return skipped(unit, this.command, this.notSent());
   }
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
