@@ -5,10 +5,17 @@ import {
   AnswerLostError,
   AnswerUnreadableError,
   InterruptedError,
+  StoreLockedError,
   StoreReplacedError,
   TransientTargetError,
 } from '../system/errors.js';
-import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
+import {
+  noDefiniteAnswerReason,
+  notSentReason,
+  stoppedItemReason,
+  type ReportItem,
+  type ReportEntry,
+} from '../report/run-report.js';
 import { unitAction, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
@@ -428,6 +435,11 @@ export class RecordDispatcher<P, R> {
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
+    // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
+    if (error instanceof StoreLockedError) {
+      if (this.journal !== undefined) this.job.refused?.(unit, false);
+      return skipped(unit, this.command, [problem('', null, stoppedItemReason(error))]);
+    }
     return skipped(unit, this.command, [
       problem(
         '',

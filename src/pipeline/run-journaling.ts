@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSummary } from '../report/run-report.js';
+import { stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import {
   appliedItem,
@@ -380,7 +380,7 @@ function journaling(
       // A definite target failure, or a request that never reached the service: withdrawn at the
       // end in the report's words, never "may have been applied" (docs/runs.md, "Transient outcomes").
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
-        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
+        unanswered.set(n, { ...refOf(n, unit), reason: stoppedItemReason(error) });
         return;
       }
       unanswered.delete(n);
