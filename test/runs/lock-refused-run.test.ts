@@ -53,4 +53,21 @@ describe('a run the store lock refused before it sent anything', () => {
       const [memory] = JSON.parse((await cli(['synced', 'show', '--json'])).stdout).memories;
       expect(memory).toMatchObject({ remembered: 0, unsettled: 0 });
     }));
+  it('is listed refused, passed over by runs resume; named by its id, it sends its file once the lock is gone', () =>
+    withTempDir(async (dir) => {
+      const { cli, lock } = await refusedRun(dir);
+      const listed = JSON.parse((await cli(['runs', 'list', '--json'])).stdout) as {
+        runs: { id: string; state: string }[];
+      };
+      expect(listed.runs.map((run) => run.state)).toEqual(['refused']);
+      expect((await cli(['runs', 'list'])).stdout).toMatch(/^\S+  refused +user sync .*\(run the file again\)$/m);
+      const resume = await cli(['runs', 'resume']);
+      expect(resume.stderr).not.toContain('resuming run');
+      expect(resume.stderr).toContain('no interrupted run');
+      await rm(lock);
+      const named = await cli(['runs', 'resume', listed.runs[0]!.id, '--json']);
+      expect(named.code, named.stderr).toBe(0);
+      expect(JSON.parse(named.stdout).summary).toMatchObject({ ok: 20, skipped: 0 });
+      expect(JSON.parse((await cli(['runs', 'list', '--json'])).stdout).runs[0].state).toBe('finished');
+    }));
 });
