@@ -61,7 +61,14 @@ export async function importMemory(
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
-  await assertDocumentTarget(document, source, target, options.instance);
+  // The target is found as for every command (docs/cli.md, "The local store"), never taken from the file.
+  await assertDocumentTarget(document, source, target, options.instance, {
+    done: 'nothing written',
+    way:
+      document.target.kind === 'local'
+        ? `; to import it as the memory of the store it is of, give --store ${document.target.store}`
+        : `; to import it as the memory of ${document.target.baseUrl}, give --base-url ${document.target.baseUrl} or that target's --profile`,
+  });
   if (target.kind === 'local' && document.instance !== options.instance) {
     throw new UsageError(
       `${source}: this sync memory is of the store instance ${document.instance ?? '(none recorded)'}, but the store at ${target.store} is instance ${options.instance ?? '(none yet)'}: ` +
