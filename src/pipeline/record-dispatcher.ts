@@ -363,7 +363,7 @@ export class RecordDispatcher<P, R> {
    * reached the target), so the memory neither keeps it unsettled nor takes it for a leaver later.
    */
   private notSentAfterAll(unit: Unit<P>): ReportEntry {
-    if (this.journal !== undefined) this.job.refused?.(unit, false);
+    if (this.journal !== undefined) this.job.refused?.(unit, false, true);
     return skipped(unit, this.command, this.notSent());
   }
 
@@ -437,7 +437,7 @@ export class RecordDispatcher<P, R> {
     if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError) {
-      if (this.journal !== undefined) this.job.refused?.(unit, false);
+      if (this.journal !== undefined) this.job.refused?.(unit, false, true);
       return skipped(unit, this.command, [problem('', null, stoppedItemReason(error))]);
     }
     return skipped(unit, this.command, [
