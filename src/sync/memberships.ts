@@ -130,19 +130,6 @@ export function linksAfter(
   return links.length === 0 ? undefined : links;
 }
 
-/**
- * The hierarchies a request adds that examctl did not send the user before (`links`, as pruneOf's
- * `joined`): the `joined` of the report item, the plan and the page (docs/plan.md, "Before and after").
- */
-export function joinsOf(links: readonly ManagedLink[] | undefined, request: UserRequest): string[] {
-  const managed = parseLinks(links);
-  const joins: string[] = [];
-  for (const entry of Array.isArray(request.Hierarchies) ? request.Hierarchies : [])
-    if (isMembership(entry) && entry.Action !== 'DELETE' && !managed.has(entry.ExternalId))
-      joins.push(entry.ExternalId);
-  return joins;
-}
-
 /** What pruning does to one user: the request to send, what it removes and (for the plan) the links it adds. */
 interface Prune {
   /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */

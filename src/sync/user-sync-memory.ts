@@ -20,7 +20,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { joinsOf, linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -452,16 +452,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** A unit sent, with each field it changes: before from the local store, else from what examctl last sent (docs/plan.md). */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
-    const entry = this.memory?.entries.get(id);
-    const before = this.beforeView !== null ? storedBefore(this.beforeView.storedUserOf(id)) : sentBefore(entry);
+    const before =
+      this.beforeView !== null
+        ? storedBefore(this.beforeView.storedUserOf(id))
+        : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
-    if (changes === undefined) return unit;
-    // The links it joins that examctl did not send it before, as a mover's prune says them (pruneOf): none known for an entry distrusted.
-    const joined =
-      unit.membership !== undefined || entry === undefined || entry.digest === ''
-        ? []
-        : joinsOf(entry.links, unit.prepared.value);
-    return joined.length === 0 ? { ...unit, changes } : { ...unit, changes, membership: { joined } };
+    return changes === undefined ? unit : { ...unit, changes };
   }
 
   /** A report's row of another --population's run (docs/ci.md, "Fixing a failed send"). */
