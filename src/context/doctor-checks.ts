@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_FILE, lockHolder, lockTimeoutFromEnv } from '../system/lock.js';
 import type { CommandDeps, GlobalOptions } from './command-deps.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -8,6 +10,7 @@ import {
   failedCheck,
   clockVerdict,
   stateDirUnwritable,
+  storeLockVerdict,
   storeReadVerdict,
   type DoctorCheck,
 } from './doctor-verdicts.js';
@@ -67,7 +70,10 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
       detail: 'no store yet: the first command that sends creates it from the demo world',
     };
   try {
-    return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
+    const read = storeReadVerdict(await api.getReviewSession(probeId()));
+    const lockPath = join(store, LOCK_FILE);
+    const timeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    return { name: 'store', ...storeLockVerdict(await lockHolder(lockPath), read, lockPath, timeoutMs) };
   } finally {
     await api.close();
   }

@@ -7,6 +7,7 @@ import { probeMakeDir } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { ExamctlError, messageOf } from '../system/errors.js';
 import type { ErrorCodeId } from '../system/error-codes.js';
+import { describeHolder, type LockInfo } from '../system/lock.js';
 
 /** One line of `examctl doctor` (docs/remote.md): the command gathers, the functions below decide. */
 export interface DoctorCheck {
@@ -67,6 +68,33 @@ export function storeReadVerdict({ status, envelope }: ApiResult<unknown>): Verd
   if (notFound(envelope) || envelope.Success)
     return { status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
   return { status: 'fail', detail: `unexpected answer to a read: HTTP ${status} ${describeErrors(envelope)}` };
+}
+
+/**
+ * The store's LOCK as doctor finds it (docs/remote.md, "examctl doctor"): held by a live process, a
+ * warning with the code a run started now would end with once its wait is over; left by a process
+ * that is gone, said (the next run takes it over); none, nothing.
+ */
+export function storeLockVerdict(
+  found: { holder: LockInfo | 'unreadable'; live: boolean } | undefined,
+  read: Verdict,
+  lockPath: string,
+  timeoutMs: number,
+): Verdict {
+  if (found === undefined || read.status !== 'ok') return read;
+  const who = describeHolder(found.holder);
+  if (!found.live)
+    return {
+      ...read,
+      detail: `${read.detail}; ${lockPath} was left by ${who}, which is gone: the next run takes it over`,
+    };
+  return {
+    status: 'warn',
+    code: 'E3020',
+    detail:
+      `in use by ${who} (${lockPath}): a run started now waits for it up to ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS), ` +
+      `then refuses; ${read.detail}`,
+  };
 }
 
 const notFound = (envelope: ApiResult<unknown>['envelope']) =>

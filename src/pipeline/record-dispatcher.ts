@@ -5,10 +5,17 @@ import {
   AnswerLostError,
   AnswerUnreadableError,
   InterruptedError,
+  StoreLockedError,
   StoreReplacedError,
   TransientTargetError,
 } from '../system/errors.js';
-import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
+import {
+  noDefiniteAnswerReason,
+  notSentReason,
+  stoppedItemReason,
+  type ReportItem,
+  type ReportEntry,
+} from '../report/run-report.js';
 import { unitAction, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
@@ -158,7 +165,7 @@ export class RecordDispatcher<P, R> {
         return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined) return skipped(unit, this.command, this.notSent());
+    if (this.stop !== undefined) return this.notSentAfterAll(unit);
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
@@ -234,7 +241,7 @@ export class RecordDispatcher<P, R> {
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
     if (this.firstAnswer !== undefined) await this.firstAnswer;
     this.checkStop();
-    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.command, this.notSent());
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
     try {
       outcome = await this.sendOne(api, journal, payload);
@@ -357,6 +364,16 @@ export class RecordDispatcher<P, R> {
     );
   }
 
+  /**
+   * A unit the stopped run never sent, though it may be on record as sent ahead: withdrawn from the
+   * journal at the attempt's end, and its sync memory intent taken back as for a refusal (nothing
+   * reached the target), so the memory neither keeps it unsettled nor takes it for a leaver later.
+   */
+  private notSentAfterAll(unit: Unit<P>): ReportEntry {
+    if (this.journal !== undefined) this.job.refused?.(unit, false, true);
+    return skipped(unit, this.command, this.notSent());
+  }
+
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
   private notSent(): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
@@ -425,6 +442,11 @@ export class RecordDispatcher<P, R> {
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
+    // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
+    if (error instanceof StoreLockedError) {
+      if (this.journal !== undefined) this.job.refused?.(unit, false, true);
+      return skipped(unit, this.command, [problem('', null, stoppedItemReason(error))]);
+    }
     return skipped(unit, this.command, [
       problem(
         '',

@@ -158,8 +158,8 @@ export interface RecordJob<P, R = never> {
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
-  /** A real run's unit the target refused; `taken`: it exists already, whoever made it. */
-  refused?(unit: Unit<P>, taken: boolean): void;
+  /** A real run's unit the target refused; `taken`: it exists already, whoever made it; `unsent`: never sent (the run stopped first). */
+  refused?(unit: Unit<P>, taken: boolean, unsent?: boolean): void;
   /**
    * A real run's unit about to be put on record as sent (docs/sync.md, "A request cut short"). True
    * when the memory wrote something: the request then waits for `intentsDurable` too.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSummary } from '../report/run-report.js';
+import { stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import {
   appliedItem,
@@ -63,8 +63,11 @@ export interface RunJournaling {
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
   /** A send that threw: transient (network, 429, 5xx) or sent without an answer; resent as maybe applied. */
   unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
-  /** Ends this attempt with an end line and releases the run; units sent without an answer are withdrawn. */
-  end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void>;
+  /**
+   * Ends this attempt with an end line and releases the run; units sent without an answer are withdrawn.
+   * `nothingSent`: no attempt of the run had a request answered or lost (a lock refusal then marks it `refused`).
+   */
+  end(reason: EndReason, summary: ReportSummary, stopError?: unknown, nothingSent?: boolean): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
   /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
@@ -380,7 +383,7 @@ function journaling(
       // A definite target failure, or a request that never reached the service: withdrawn at the
       // end in the report's words, never "may have been applied" (docs/runs.md, "Transient outcomes").
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
-        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
+        unanswered.set(n, { ...refOf(n, unit), reason: stoppedItemReason(error) });
         return;
       }
       unanswered.delete(n);
@@ -399,9 +402,9 @@ function journaling(
         // same), and the attempt's end reports the journal's failure; the target's error stands.
       }
     },
-    end(reason, summary, stopError) {
+    end(reason, summary, stopError, nothingSent) {
       if (unanswered.size > 0) journal.unsent([...unanswered.values()].sort((a, b) => a.n - b.n));
-      return journal.end(reason, summary, stopError);
+      return journal.end(reason, summary, stopError, nothingSent);
     },
     close: () => journal.close(),
     discard: () => journal.discard(),

@@ -247,6 +247,8 @@ export async function runPipeline<P, R = never>(
             : stop.kind,
       summary,
       stopError,
+      dispatcher.answered + unanswered === 0 &&
+        (deps.resume === undefined || deps.resume.record.end?.stopped === 'refused'),
     );
   } catch (error) {
     // A journal that failed mid-run cannot take its end line either: the run stays interrupted

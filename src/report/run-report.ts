@@ -4,6 +4,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { MappedValue, SourceRef } from '../input/record.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import type { ActionCounts, PlanAction } from './plan-actions.js';
+import { StoreLockedError } from '../system/errors.js';
 
 /** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
@@ -54,6 +55,17 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
   const way = storeGone ? ` ${STORE_GONE}` : run === undefined ? '' : ` (examctl runs resume ${run} sends it)`;
   return `${NOT_SENT} the run stopped before it${way}`;
+}
+
+/**
+ * What an item says whose request met the failure that stopped the run (`runs show` the same): a
+ * lock's refusal (nothing reached the store) only by its code, its message said once as the run's
+ * error; any other failure in its own words.
+ */
+export function stoppedItemReason(error: Error): string {
+  return error instanceof StoreLockedError
+    ? `${NOT_SENT} the run was refused with ${error.code} (its error says why)`
+    : error.message;
 }
 
 const NOT_SENT = 'not sent:';

@@ -137,7 +137,7 @@ export interface EndLine {
   reason: EndReason;
   summary: ReportSummary;
   /** Why a `target-error` (docs/runs.md, "States"). */
-  stopped?: 'store-replaced';
+  stopped?: 'store-replaced' | 'refused';
 }
 
 export type RunJournalLine =

@@ -70,7 +70,7 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-type RunState = 'running' | 'interrupted' | 'finished' | 'store-replaced';
+type RunState = 'running' | 'interrupted' | 'finished' | 'store-replaced' | 'refused';
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
 interface ItemFold {
@@ -675,7 +675,8 @@ export async function pruneRuns(
     }
     const state = await stateOf(runsDir, id);
     if (state === 'running') continue;
-    const finished = state === 'finished';
+    // A refused run sent nothing: kept as long as a finished one.
+    const finished = state === 'finished' || state === 'refused';
     const rank = finished ? finishedSeen++ : unfinishedSeen++;
     const expired = startOf(id) < cutoff || rank >= policy.keepFinished;
     if (!finished && !policy.all) {

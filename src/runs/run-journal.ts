@@ -277,8 +277,11 @@ export class RunJournal {
     this.pending.push(JSON.stringify(line));
   }
 
-  /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
-  async end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void> {
+  /**
+   * Ends this attempt: the end line, durably; then the journal is closed and the lock released. A run
+   * the store's lock refused before any of its requests was answered is `refused` (docs/runs.md, "States").
+   */
+  async end(reason: EndReason, summary: ReportSummary, stopError?: unknown, nothingSent = false): Promise<void> {
     try {
       // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
       await this.append({
@@ -287,6 +290,7 @@ export class RunJournal {
         reason,
         summary,
         ...(stopError instanceof StoreReplacedError && { stopped: 'store-replaced' }),
+        ...(stopError instanceof StoreLockedError && nothingSent && { stopped: 'refused' }),
       });
     } finally {
       await this.close();

@@ -14,17 +14,7 @@ import {
   UntrustedPlaceError,
 } from '../system/trusted-place.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import {
-  LOCK_FILE,
-  StoreLock,
-  UNREADABLE_LOCK_STALE_MS,
-  describeHolder,
-  isStale,
-  ownLockInfo,
-  readLockInfo,
-  unreadableAge,
-  type LockInfo,
-} from '../system/lock.js';
+import { LOCK_FILE, StoreLock, describeHolder, lockHolder, ownLockInfo, type LockInfo } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
@@ -41,11 +31,8 @@ const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string =>
 
 /** The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed mid-create) is none, removed when `remove`. */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
-  const info = await readLockInfo(path);
-  if (info === 'missing') return undefined;
-  const dead =
-    info === 'unreadable' ? ((await unreadableAge(path))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS : isStale(info);
-  if (!dead) return info;
+  const found = await lockHolder(path);
+  if (found === undefined || found.live) return found?.holder;
   if (remove) await unlink(path).catch(() => undefined);
   return undefined;
 }

@@ -177,18 +177,22 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   };
 }
 
-/** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs, its heads) is made its own. */
+/**
+ * A document of another store is refused (exit 2 naming both, and `way`: what `synced import` says to
+ * give); one of the store elsewhere (sameStoreAs, its heads) is made its own.
+ */
 export async function assertDocumentTarget(
   document: MemoryDocument,
   source: string,
   target: ReportTarget,
+  refusal = { done: 'nothing sent', way: '' },
 ): Promise<void> {
   if (document.identity === targetIdentity(target)) return;
   const of = await sameStoreAs(document.target, target);
   if (of !== 'path' && (of !== 'gone' || (await heldBy(document.memories.values(), target)) !== true)) {
     throw new UsageError(
-      `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
-        '(a memory of another target would skip records never sent here)',
+      `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, ${refusal.done} ` +
+        `(a memory of another target would skip records never sent here)${refusal.way}`,
       { code: 'E2504' },
     );
   }

@@ -59,7 +59,14 @@ export async function importMemory(
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
-  await assertDocumentTarget(document, source, target);
+  // The target is found as for every command (docs/cli.md, "The local store"), never taken from the file.
+  await assertDocumentTarget(document, source, target, {
+    done: 'nothing written',
+    way:
+      document.target.kind === 'local'
+        ? `; to import it as the memory of the store it is of, give --store ${document.target.store}`
+        : `; to import it as the memory of ${document.target.baseUrl}, give --base-url ${document.target.baseUrl} or that target's --profile`,
+  });
   if ((await heldBy(document.memories.values(), target)) === false) {
     throw new UsageError(
       `${source}: the store ${targetIdentity(target)} holds none of the store heads this sync memory saw (another store, or one restored to before them all): ` +

@@ -656,7 +656,7 @@ export abstract class SentMemory<P> {
    * tentative, else a bare mark (digest empty: sent again; no fields: not a collection examctl sent;
    * docs/sync.md, "Created or updated").
    */
-  refused(unit: Unit<P>, taken = false): void {
+  refused(unit: Unit<P>, taken = false, _unsent = false): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
     const before = this.entriesBefore.get(unit.prepared.value as object);

@@ -335,6 +335,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
+  /**
+   * A disable the stopped run never sent keeps its intent (the user goes again next night, back in
+   * the file or not): a resume of that run judges its recorded leavers by what the nights since sent.
+   */
+  override refused(unit: Unit<UserRequest>, taken = false, unsent = false): void {
+    if (unsent && unit.prepared.ok && unit.prepared.value.DisableLogin === true) return;
+    super.refused(unit, taken);
+  }
+
   /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
   private async keepRecordedLeavers(
     memory: SyncMemory,

@@ -109,6 +109,20 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
   }
 }
 
+/**
+ * Who holds the LOCK (or marker) at `path`, and whether that holder lives: not when it is stale
+ * (`isStale`), or unreadable for UNREADABLE_LOCK_STALE_MS (its writer killed mid-create). Undefined: no file.
+ */
+export async function lockHolder(
+  path: string,
+): Promise<{ holder: LockInfo | 'unreadable'; live: boolean } | undefined> {
+  const holder = await readLockInfo(path);
+  if (holder === 'missing') return undefined;
+  const dead =
+    holder === 'unreadable' ? ((await unreadableAge(path))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS : isStale(holder);
+  return { holder, live: !dead };
+}
+
 /** Whether the lock file at `path` is the one taken with `token`. */
 async function lockHasToken(path: string, token: string): Promise<boolean> {
   const current = await readLockInfo(path);

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { storeCli, withTempDir } from './helpers.js';
 
 /**
- * A user the memory holds but the target never had (a row skipped by --max-errors), left out of the
- * next file (--disable-missing: "not on the target: nothing to disable") and back the night after:
- * the request creates it, so every place says `create`, never `enable` (docs/plan.md, "Actions").
+ * A user the target never had (a row skipped by --max-errors: not in the sync memory either), left
+ * out of the next file (no leaver: nothing to disable) and back the night after: the request creates
+ * it, so every place says `create`, never `enable` (docs/plan.md, "Actions").
  */
 const header = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const row = (i: number, email = `u${i}@example.test`) => `u-${i},F${i},L${i},${email},u-${i},Candidate`;
@@ -20,12 +20,11 @@ describe('a leaver who was never on the target, back in the file', () => {
       // Night 1: u-1 is invalid, the run stops there: u-2 and u-3 are never sent.
       await write('n1.csv', [row(0), row(1, 'no-at-sign'), row(2), row(3)]);
       expect((await cli(['user', 'sync', '--file', 'n1.csv', '--changed-only', '--max-errors', '1'])).code).toBe(1);
-      // Night 2: u-2 left the file; it is not on the target.
+      // Night 2: u-2 left the file; never sent, it is no leaver (docs/sync.md, "A request cut short").
       await write('n2.csv', [row(0), row(1), row(3)]);
       const n2 = await cli(['user', 'sync', '--file', 'n2.csv', '--changed-only', '--disable-missing', '--json']);
       expect(n2.code).toBe(0);
-      const left = JSON.parse(n2.stdout).items.find((item: { id: string }) => item.id === 'u-2');
-      expect(left).toMatchObject({ status: 'ok', action: 'unchanged' });
+      expect(JSON.parse(n2.stdout).items.filter((item: { id: string }) => item.id === 'u-2')).toEqual([]);
       // Night 3: u-2 is back.
       await write('n3.csv', [row(0), row(1), row(2), row(3)]);
       const nightly = ['user', 'sync', '--file', 'n3.csv', '--changed-only', '--disable-missing'];

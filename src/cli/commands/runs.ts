@@ -85,7 +85,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await printLine(
       deps,
-      `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' ? '  (run the file again)' : ''}`,
+      `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' || run.state === 'refused' ? '  (run the file again)' : ''}`,
     );
   }
   // A row each: it may be the interrupted run.
