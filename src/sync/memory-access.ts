@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { link, mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory } from '../system/atomic-file.js';
@@ -170,6 +170,45 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
   await assertTrustedMemoryDir(syncDir, dir);
 }
 
+/** What a first read of a memory's head takes: its header line (a target and an instance) fits many times over. */
+const HEAD_READ = 4096;
+
+/**
+ * A memory file's header line (its bytes up to and with the first line end, at most `limit` bytes;
+ * none: empty), judged as openMemoryFile judges a file it reads; undefined when there is no file. A scan
+ * of other targets' memories reads one per memory, so it is read without the thread pool's round trips
+ * (open, fstat, read, close) and without the bytes after it (issue 82: a state folder of 25 other targets'
+ * memories).
+ */
+export function readMemoryHead(file: string, limit: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP')
+      throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+    throw new UsageError(`cannot read the sync memory ${file}: ${describeSystemError(error, 'file')}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
+    const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
+    if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
+    let bytes = Buffer.alloc(Math.min(limit, HEAD_READ));
+    let read = readSync(fd, bytes, 0, bytes.length, 0);
+    if (read === bytes.length && !bytes.includes(0x0a) && limit > bytes.length) {
+      bytes = Buffer.alloc(limit);
+      read = readSync(fd, bytes, 0, limit, 0);
+    }
+    const end = bytes.subarray(0, read).indexOf(0x0a);
+    return bytes.subarray(0, end + 1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
@@ -183,7 +222,6 @@ export async function openMemoryFile(
   file: string,
   mode: 'read' | 'append',
   born?: Buffer,
-  limit?: number,
 ): Promise<{ handle: FileHandle; bytes: Buffer } | undefined> {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
@@ -218,9 +256,7 @@ export async function openMemoryFile(
       const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
       if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
       // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
-      if (limit === undefined) return { handle, bytes: await handle.readFile() };
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(limit), 0, limit, 0);
-      return { handle, bytes: buffer.subarray(0, bytesRead) };
+      return { handle, bytes: await handle.readFile() };
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;

@@ -13,6 +13,7 @@ import {
   lockForDeciding,
   makeTrustedMemoryDir,
   openMemoryFile,
+  readMemoryHead,
   removeMemoryFiles,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead } from '../context/target.js';
@@ -146,12 +147,15 @@ export async function readMemory(
   expected?: ReportTarget,
   limit?: number,
 ): Promise<MemoryContents> {
-  const opened = await openMemoryFile(file, 'read', undefined, limit);
+  // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
+  if (limit !== undefined) {
+    const head = readMemoryHead(file, limit);
+    return head === undefined ? emptyContents(file, kind) : memoryOfText(head, file, kind, expected);
+  }
+  const opened = await openMemoryFile(file, 'read');
   if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
-  // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
-  const bytes = limit === undefined ? opened.bytes : opened.bytes.subarray(0, opened.bytes.indexOf(NEWLINE) + 1);
-  return memoryOfText(bytes, file, kind, expected);
+  return memoryOfText(opened.bytes, file, kind, expected);
 }
 
 /** A memory's bytes into its contents (readMemory), also from a portable copy or a state service. */

@@ -1,6 +1,6 @@
 import type { ErrorCodeId } from './error-codes.js';
-import { constants, type Stats } from 'node:fs';
-import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { constants, lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
@@ -67,15 +67,33 @@ export function entryProblem(
   return undefined;
 }
 
+/*
+ * The walks up (an entry and its directory per level, each place's real path) make their calls
+ * synchronously: a few dozen metadata calls a start (issue 82: ~60 of a dry run's ~85 thread-pool round
+ * trips, each a wake-up of a pool thread and of the event loop, several times the call's own cost). Any
+ * failure is "not there", as before.
+ */
+const statOf = (path: string): Stats | undefined => tried(() => statSync(path));
+const lstatOf = (path: string): Stats | undefined => tried(() => lstatSync(path));
+const realPathOrUndefined = (path: string): string | undefined => tried(() => realpathSync.native(path));
+
+function tried<T>(call: () => T): T | undefined {
+  try {
+    return call();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sticky and root's: like /tmp, where nobody can rename or remove another user's entries. The walk stops there. */
 function isStickyRootDir(entry: Stats): boolean {
   return entry.isDirectory() && entry.uid === 0 && (entry.mode & 0o1000) !== 0;
 }
 
 /** Why a directory above a place (from `dir` upward) is not to be trusted, or undefined. */
-async function walkUp(dir: string, context: TrustContext): Promise<string | undefined> {
+function walkUp(dir: string, context: TrustContext): string | undefined {
   for (let current = resolve(dir); ; current = dirname(current)) {
-    const entry = await stat(current).catch(() => undefined);
+    const entry = statOf(current);
     // A directory that is not there yet is made by examctl (0700); it is judged once it exists.
     if (entry !== undefined) {
       if (isStickyRootDir(entry)) return undefined;
@@ -92,21 +110,21 @@ async function directoriesProblem(path: string, context: TrustContext, realPath?
   if (context.uid === undefined) return undefined;
   const named = dirname(resolve(path));
   // Another user's link at the name or on the way picks which of the user's places is used: refused (named first: its removal is the fix).
-  const problem = (await plantedEntryProblem(path, context, false)) ?? (await walkUp(named, context));
+  const problem = (await plantedEntryProblem(path, context, false)) ?? walkUp(named, context);
   if (problem !== undefined) return problem;
-  const real = realPath ?? (await realpath(named).catch(() => undefined));
+  const real = realPath ?? realPathOrUndefined(named);
   const realDir = realPath === undefined ? real : dirname(realPath);
   if (realDir !== undefined && realDir !== named) return walkUp(realDir, context);
   return undefined;
 }
 
 /** Where the opened handle really is: /proc/self/fd on Linux, else the path's realpath. */
-async function realPathOf(handle: FileHandle, path: string): Promise<string | undefined> {
+function realPathOf(handle: FileHandle, path: string): string | undefined {
   if (process.platform === 'linux') {
-    const link = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    const link = tried(() => readlinkSync(`/proc/self/fd/${handle.fd}`));
     if (link !== undefined && link.startsWith('/')) return link;
   }
-  return realpath(path).catch(() => undefined);
+  return realPathOrUndefined(path);
 }
 
 /** Why an opened file (or directory) is not to be trusted: its own fstat, then the directories above it. */
@@ -120,7 +138,7 @@ export async function openedProblem(
   const entry = options.stat ?? (await handle.stat());
   const own = entryProblem(path, entry, context, options);
   if (own !== undefined) return own;
-  return directoriesProblem(path, context, await realPathOf(handle, path));
+  return directoriesProblem(path, context, realPathOf(handle, path));
 }
 
 /** Throws UntrustedPlaceError for an opened file that fails the rule. */
@@ -200,8 +218,8 @@ export async function plantedEntryProblem(
   // Another user's entry at the name or link on the way, where others write; their link in a folder
   // of the user's (made while others could write it); a file a sticky folder keeps.
   for (let at = full; dirname(at) !== at; at = dirname(at)) {
-    const entry = await lstat(at).catch(() => undefined);
-    const dir = entry && (await stat(dirname(at)).catch(() => undefined));
+    const entry = lstatOf(at);
+    const dir = entry && statOf(dirname(at));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
     const sticky =
       replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;

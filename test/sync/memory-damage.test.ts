@@ -164,4 +164,15 @@ describe("a header scan of another target's memory (readMemory with a limit: wha
       expect(head.entries.size).toBe(0);
     });
   });
+
+  it("reads a header line past the first read's 4 KiB; one longer than the limit names no target", async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, 'users.ndjson');
+      const far = { kind: 'local', store: `/tmp/${'s'.repeat(5_000)}` } as const;
+      await writeFile(file, `${headerLine('users', far)}${entry('u1')}`, { mode: 0o600 });
+      const head = await readMemory(file, 'users', undefined, 65_536);
+      expect(head.target).toEqual(far);
+      expect((await readMemory(file, 'users', undefined, 4_096)).target).toBeUndefined();
+    });
+  });
 });
