@@ -147,6 +147,7 @@ export function sentAgain(
   if (found.changed.size === 0 && end) return undefined;
   return (id, acked) => own(acked) !== changed(id);
 }
+
 /** The heads to ask the store about: each once, newest first, as many as one question takes. */
 export function headsToAsk(seen: readonly SeenHead[]): string[] {
   return [...new Set(seen.map(([head]) => head).reverse())].slice(0, KEPT_HEADS);
