@@ -369,9 +369,9 @@ export class RecordDispatcher<P, R> {
    * journal at the attempt's end, and its sync memory intent taken back as for a refusal (nothing
    * reached the target), so the memory neither keeps it unsettled nor takes it for a leaver later.
    */
-  private notSentAfterAll(unit: Unit<P>): ReportEntry {
+  private notSentAfterAll(unit: Unit<P>, problems: Problem[] = this.notSent()): ReportEntry {
     if (this.journal !== undefined) this.job.refused?.(unit, false, true);
-    return skipped(unit, this.command, this.notSent());
+    return skipped(unit, this.command, problems);
   }
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
@@ -443,10 +443,8 @@ export class RecordDispatcher<P, R> {
     if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
-    if (error instanceof StoreLockedError) {
-      if (this.journal !== undefined) this.job.refused?.(unit, false, true);
-      return skipped(unit, this.command, [problem('', null, stoppedItemReason(error))]);
-    }
+    if (error instanceof StoreLockedError)
+      return this.notSentAfterAll(unit, [problem('', null, stoppedItemReason(error))]);
     return skipped(unit, this.command, [
       problem(
         '',
