@@ -62,7 +62,7 @@ export class KnownIds {
     what: 'users' | 'schedules',
     only: OnlyWhich,
     target: ResolvedTarget,
-    memory: SyncMemory | undefined,
+    memory: SyncMemory,
     found: boolean,
     deps: CommandDeps,
   ): Promise<KnownIds> {
@@ -78,10 +78,10 @@ export class KnownIds {
         return new KnownIds(has, directory);
       }
     }
-    if (memory === undefined || !found) {
+    if (!found) {
       throw new UsageError(
         terminalLine(
-          `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)}${memory === undefined ? '' : ` of this run's population (looked in ${memory.file})`}, so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
+          `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)} of this run's population (looked in ${memory.file}), so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
             `Restore the memory (docs/ci.md, "A nightly sync"), or run once without ${onlyFlag(only)} to start it (docs/sync.md, "New and existing")`,
         ),
         { code: 'E2501' },

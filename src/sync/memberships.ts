@@ -37,6 +37,15 @@ function formatLinks(map: Links): ManagedLink[] {
   return out.sort(byKey);
 }
 
+/** `flags` as a request's link leaves them: a flag sent true gained, one sent false revoked (unless `maybe`: only gains). */
+function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = false): Set<FlagField> {
+  for (const [, field] of FLAGS) {
+    if (link[field] === true) flags.add(field);
+    else if (link[field] === false && !maybe) flags.delete(field);
+  }
+  return flags;
+}
+
 /**
  * A memory line's links (`h`) as read: each `[id, [flag words]]`, the id a non-empty string and
  * each word one of the cell's flag words (docs/sync.md, "The sync memory"). A links entry written
@@ -119,12 +128,7 @@ export function linksAfter(
       map.delete(entry.ExternalId);
       continue;
     }
-    const flags = map.get(entry.ExternalId) ?? new Set<FlagField>();
-    for (const [, field] of FLAGS) {
-      if (entry[field] === true) flags.add(field);
-      else if (entry[field] === false && !maybe) flags.delete(field);
-    }
-    map.set(entry.ExternalId, flags);
+    map.set(entry.ExternalId, applyFlags(map.get(entry.ExternalId) ?? new Set<FlagField>(), entry, maybe));
   }
   const links = formatLinks(map);
   return links.length === 0 ? undefined : links;
@@ -204,10 +208,10 @@ export function pruneOf(
  * How many of a user's managed links or flags the input's Hierarchies value (as read, before
  * validation: a CSV cell already coerced, or a JSON value) would remove: the --max-prune count.
  */
-export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchies: unknown, given: boolean): number {
+export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchies: unknown): number {
   // A value that is not a list fails validation: that user is not sent, so loses nothing.
   if (hierarchies !== undefined && !Array.isArray(hierarchies)) return 0;
-  return pruneOf(links, { Hierarchies: hierarchies ?? [] } as UserRequest, given)?.removed.length ?? 0;
+  return pruneOf(links, { Hierarchies: hierarchies ?? [] } as UserRequest, true)?.removed.length ?? 0;
 }
 
 /** A link as the Hierarchies cell writes it: `H-A`, `H-A:coordinator+reports`. */
@@ -260,11 +264,7 @@ export function membershipChange(held: unknown, whole: boolean, sent: unknown): 
       changed ||= old !== undefined || !whole;
       continue;
     }
-    const now = new Set(old);
-    for (const [, field] of FLAGS) {
-      if (entry[field] === true) now.add(field);
-      else if (entry[field] === false) now.delete(field);
-    }
+    const now = applyFlags(new Set(old), entry);
     if (old !== undefined && old.size === now.size && [...old].every((field) => now.has(field))) continue;
     if (old !== undefined) before.push(cellOf(entry.ExternalId, old));
     after.push(cellOf(entry.ExternalId, now));

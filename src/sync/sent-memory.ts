@@ -83,21 +83,19 @@ export interface SyncFlags {
 /** What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
 const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
+/** How long the question of where an interrupted attempt left a served store may take (within the run's end bound). */
+const END_HEAD_MS = 5_000;
+
 /**
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened (locked
  * when it decides what is sent), --changed-only's verdict, acknowledged requests by digest.
  */
-/** How long the question of where an interrupted attempt left a served store may take (within the run's end bound). */
-const END_HEAD_MS = 5_000;
-
 export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   protected placed: PlacedMemory | undefined;
-  /** The run under way (`started`): recorded as the population's newest run. */
+  /** The run under way (`started`): recorded as the population's newest run, its intents written ahead. */
   private run: string | undefined;
-  /** The run whose intents are written ahead (`started`). */
-  private ahead: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
   /** Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's run's joiner (stale-input.ts). */
@@ -439,7 +437,6 @@ export abstract class SentMemory<P> {
   async started(run: string): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
-    this.ahead = run;
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
@@ -689,7 +686,7 @@ export abstract class SentMemory<P> {
   /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();
-    if (this.ahead !== undefined) await this.placed?.writeAhead(this.ahead);
+    if (this.run !== undefined) await this.placed?.writeAhead(this.run);
   }
 
   /**
@@ -698,8 +695,7 @@ export abstract class SentMemory<P> {
    */
   protected intentOf(payload: P, entry: MemoryEntry | undefined, _run: string): MemoryEntry | undefined {
     if (entry === undefined || entry.digest === '' || entry.digest === this.keptDigestOf(payload)) return undefined;
-    const { raw: _raw, ...rest } = entry;
-    return { ...rest, digest: '' };
+    return distrusted(entry);
   }
 
   /**
@@ -712,9 +708,7 @@ export abstract class SentMemory<P> {
 
   /** The id's entry loses its digests (`unsettled`; a store older than its memory): sent next time. */
   private distrust(id: string, entry = this.memory?.entries.get(id)): void {
-    if (entry === undefined || entry.digest === '') return;
-    const { raw: _raw, ...rest } = entry;
-    this.memory!.record(id, { ...rest, digest: '' });
+    if (entry !== undefined && entry.digest !== '') this.memory!.record(id, distrusted(entry));
   }
 
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
@@ -749,7 +743,7 @@ export abstract class SentMemory<P> {
     const population = this.memory!.entries.get(id)?.population;
     const judged = entry.run > run! ? '' : (this.populations.get(populationKey(population))?.files?.at(-1)?.[0] ?? '');
     const later = entry.run > judged ? entry.run : judged;
-    // The run resumed now put its own intents on record: it is not later than its own rows (trial32 F02).
+    // The run resumed now put its own intents on record: it is not later than its own rows.
     if (later <= run! || later === this.deps.resume?.record.id) return undefined;
     const resume = this.deps.resume !== undefined;
     const meant = resume
@@ -810,6 +804,11 @@ export abstract class SentMemory<P> {
     }
     return digest;
   }
+}
+
+/** An entry with its digests cleared: its row goes again. */
+function distrusted({ raw: _raw, ...rest }: MemoryEntry): MemoryEntry {
+  return { ...rest, digest: '' };
 }
 
 /** Whether any entry records an acknowledged request (not an intent, nor a bare mark). */

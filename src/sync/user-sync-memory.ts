@@ -230,7 +230,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         const read =
           record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
         if (!given) notStated += 1;
-        else if (removalsOf(links, read, true) > 0) losing += 1;
+        else if (removalsOf(links, read) > 0) losing += 1;
       }
     const file = this.flags.file;
     if (last?.raw?.dialect !== undefined && file !== undefined)
@@ -659,12 +659,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
     const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;
-    const failed = new Set(
-      errors
-        .map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1])
-        .filter((index) => index !== undefined)
-        .map(Number),
-    );
+    const failed = new Set(errors.map(linkIndexOf));
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
     if (done.length === 0) return;
     const links = linksAfter(entry.links, done);
@@ -779,7 +774,7 @@ export function acknowledgedUser(
 ): Omit<MemoryEntry, 'digest' | 'run'> {
   // Built field by field, not spread from one object per field: one object per acknowledged user.
   const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
-  if (raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0) more.raw = raw;
+  if (raw !== undefined && removalsOf(links, given.Hierarchies ?? []) === 0) more.raw = raw;
   if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
   if (sent.LastName !== undefined) more.lastName = sent.LastName;
   if (sent.Email !== undefined) more.email = sent.Email;
@@ -876,17 +871,14 @@ export function leaverRow(
   table: LeaverTable,
   payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>,
 ): SourceRow {
-  const cells: string[] = table.header.map(() => '');
   const values: { [K in LeaverField]: string } = {
     ExternalId: payload.ExternalId,
     FirstName: payload.FirstName ?? '',
     LastName: payload.LastName ?? '',
     DisableLogin: 'true',
   };
-  for (const field of LEAVER_FIELDS) {
-    const column = table.columns[field];
-    if (column >= 0) cells[column] = values[field];
-  }
+  const cells: string[] = table.header.map(() => '');
+  for (const field of LEAVER_FIELDS) if (table.columns[field] >= 0) cells[table.columns[field]] = values[field];
   return { line: 0, header: table.header, cells, ...(table.dialect === undefined ? {} : { dialect: table.dialect }) };
 }
 
@@ -910,10 +902,16 @@ function recordsLinks(memory: SyncMemory): boolean {
   return false;
 }
 
+/** The index of the link a GroupErrors problem is of (`Hierarchies[2]`); undefined: not a link's. */
+function linkIndexOf(problem: Problem): number | undefined {
+  const index = /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1];
+  return index === undefined ? undefined : Number(index);
+}
+
 /** A GroupErrors problem saying a link examctl asked to DELETE no longer exists (131) or is inactive (1134). */
 function isGoneLink(problem: Problem, payload: UserRequest, deleted: ReadonlySet<string>): boolean {
   if (problem.code !== ErrorCode.HierarchyNotFound && problem.code !== ErrorCode.HierarchyInactive) return false;
-  const index = /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1];
-  const entry = index === undefined ? undefined : payload.Hierarchies?.[Number(index)];
+  const index = linkIndexOf(problem);
+  const entry = index === undefined ? undefined : payload.Hierarchies?.[index];
   return entry !== undefined && entry.Action === 'DELETE' && deleted.has(entry.ExternalId);
 }

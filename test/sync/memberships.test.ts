@@ -137,9 +137,9 @@ describe('pruneOf: what the request of a mover adds', () => {
   });
 
   it('counts removals from a value as read (the --max-prune count), a value that is not a list counting none', () => {
-    expect(removalsOf([L('H-A'), L('H-B')], [csv('H-B')], true)).toBe(1);
-    expect(removalsOf([L('H-A')], undefined, true)).toBe(1);
-    expect(removalsOf([L('H-A')], 'H-A', true)).toBe(0);
+    expect(removalsOf([L('H-A'), L('H-B')], [csv('H-B')])).toBe(1);
+    expect(removalsOf([L('H-A')], undefined)).toBe(1);
+    expect(removalsOf([L('H-A')], 'H-A')).toBe(0);
   });
 });
 
