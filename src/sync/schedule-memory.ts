@@ -202,10 +202,7 @@ function setFields(payload: PreparedSchedule): Record<string, string> {
 }
 
 function candidateIds(payload: PreparedSchedule): string[] {
-  const ids: string[] = [];
-  for (const candidate of payload.request.Candidates)
-    if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
-  return ids;
+  return payload.request.Candidates.flatMap(({ CandidateExtId: id }) => (typeof id === 'string' ? [id] : []));
 }
 
 function scheduleIdOf(record: InputRecord): string | null {

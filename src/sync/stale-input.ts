@@ -42,20 +42,16 @@ export class StaleInput {
     this.oldestNight = files?.[0]?.[0] ?? '\uffff';
   }
 
-  /** A run the record knows recorded no file (a retry): its joiners are neither judged nor a sign of how new the file is. */
-  private byRetry(run: string): boolean {
-    return run > this.oldestNight && !this.nights.has(run);
+  /**
+   * Whether a user created by run `joined` is newer than every user the file holds so far; a run the
+   * record knows recorded no file (a retry) is neither judged nor a sign of how new the file is.
+   */
+  private newer(joined: string | undefined): joined is string {
+    return joined !== undefined && joined > this.newestHeld && (joined <= this.oldestNight || this.nights.has(joined));
   }
 
   see(entry: MemoryEntry, missing: boolean): void {
-    if (
-      !missing &&
-      entry.joined !== undefined &&
-      entry.joinedByRetry !== true &&
-      entry.joined > this.newestHeld &&
-      !this.byRetry(entry.joined)
-    )
-      this.newestHeld = entry.joined;
+    if (!missing && entry.joinedByRetry !== true && this.newer(entry.joined)) this.newestHeld = entry.joined;
   }
 
   /**
@@ -64,13 +60,7 @@ export class StaleInput {
    */
   refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined): void {
     if (allowed || this.newestHeld === '') return;
-    const recent = leavers.filter(
-      ([, entry]) =>
-        entry.disabled !== true &&
-        entry.joined !== undefined &&
-        entry.joined > this.newestHeld &&
-        !this.byRetry(entry.joined),
-    );
+    const recent = leavers.filter(([, entry]) => entry.disabled !== true && this.newer(entry.joined));
     if (recent.length === 0) return;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();
     const ids = recent.map(([id]) => id);
