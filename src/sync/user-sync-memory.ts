@@ -829,10 +829,7 @@ interface LeaverTable {
 const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
 type LeaverField = (typeof LEAVER_FIELDS)[number];
 
-/**
- * A file's rows under the report's header when it adds DisableLogin (`runs show` shapes them so
- * too, src/cli/commands/runs.ts): the same rows when it adds nothing.
- */
+/** A file's rows under the report's header when it adds DisableLogin (`runs show` too: run-show-leavers.ts); the same rows when it adds nothing. */
 export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
   if (table.header === table.source) return rows;
   // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
@@ -871,14 +868,10 @@ export function leaverRow(
   table: LeaverTable,
   payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>,
 ): SourceRow {
-  const values: { [K in LeaverField]: string } = {
-    ExternalId: payload.ExternalId,
-    FirstName: payload.FirstName ?? '',
-    LastName: payload.LastName ?? '',
-    DisableLogin: 'true',
-  };
   const cells: string[] = table.header.map(() => '');
-  for (const field of LEAVER_FIELDS) if (table.columns[field] >= 0) cells[table.columns[field]] = values[field];
+  for (const field of LEAVER_FIELDS)
+    if (table.columns[field] >= 0)
+      cells[table.columns[field]] = field === 'DisableLogin' ? 'true' : (payload[field] ?? '');
   return { line: 0, header: table.header, cells, ...(table.dialect === undefined ? {} : { dialect: table.dialect }) };
 }
 
