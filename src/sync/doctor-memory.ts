@@ -28,15 +28,11 @@ export async function memoryCheck(
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
-      for (const [, record] of populations)
-        if (record.heads)
-          warnings.add(
-            standingWords(
-              standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
-              target.kind,
-              contents.entries.values(),
-            ) ?? '',
-          );
+      for (const [, { heads }] of populations) {
+        const store = heads && (await storeHead(target, headsToAsk(heads), true));
+        const words = heads && standingWords(standing(heads, store), target.kind, contents.entries.values());
+        if (words) warnings.add(words);
+      }
       held.push(
         `${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
       );
@@ -60,7 +56,6 @@ export async function memoryCheck(
         status: 'skip',
         detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}`,
       };
-    warnings.delete('');
     return {
       name: 'sync memory',
       status: warnings.size > 0 ? 'warn' : 'ok',

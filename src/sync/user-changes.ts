@@ -29,7 +29,7 @@ export interface KnownBefore {
  * A local store's record (LocalDirectory.storedUserOf, with its memberships): whole; a login it does
  * not disable is enabled (`false`), as a leaver's change says it.
  */
-export function storedBefore(stored: StoredUserView | null, memberships: unknown = []): KnownBefore | undefined {
+export function storedBefore(stored: StoredUserView | null, memberships: unknown): KnownBefore | undefined {
   if (stored === null) return undefined;
   return { fields: { ...stored, DisableLogin: stored.DisableLogin === true, [MEMBERSHIPS]: memberships }, whole: true };
 }

@@ -183,9 +183,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /**
    * The target's API, open: on the local target each user's before values (docs/plan.md) are the
-   * store's record, read from the directory the memory opened, else from the engine's own view of
-   * the store (the store is not opened a second time for them). A remote API has none: what
-   * examctl last sent is known instead.
+   * store's record, read through the engine's own view of it; a remote API has none: what examctl last sent.
    */
   opened(api: IntegrationApi | null): void {
     this.beforeView = api !== null && 'storedUserOf' in api ? (api as unknown as LocalDirectory) : null;
