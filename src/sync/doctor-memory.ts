@@ -28,15 +28,11 @@ export async function memoryCheck(
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
-      for (const [, record] of populations)
-        if (record.heads)
-          warnings.add(
-            standingWords(
-              standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
-              target.kind,
-              contents.entries.values(),
-            ) ?? '',
-          );
+      for (const [, record] of populations) {
+        if (!record.heads) continue;
+        const found = standing(record.heads, await storeHead(target, headsToAsk(record.heads), true));
+        warnings.add(standingWords(found, target.kind, contents.entries, kind) ?? '');
+      }
       held.push(
         `${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
       );
