@@ -23,14 +23,16 @@ export async function memoryCheck(
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
-    // What a run would warn of.
+    // What a run would warn of; a memory of another store, with the code a --require-memory run refuses it with.
     const warnings = new Set<string>();
+    let other = false;
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
       for (const [, record] of populations) {
         if (!record.heads) continue;
         const found = standing(record.heads, await storeHead(target, headsToAsk(record.heads), true));
+        other ||= found.is === 'other';
         warnings.add(standingWords(found, target.kind, contents.entries, kind) ?? '');
       }
       held.push(
@@ -61,6 +63,7 @@ export async function memoryCheck(
       name: 'sync memory',
       status: warnings.size > 0 ? 'warn' : 'ok',
       detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': '),
+      ...(other && { code: 'E2504' as const }),
     };
   } catch (error) {
     return failedCheck('sync memory', error);

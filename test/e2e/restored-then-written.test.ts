@@ -9,7 +9,8 @@ import type { LocalServer } from '../../src/server/serve-local.js';
 
 /**
  * What a night and `doctor` say of a store restored to where a night found it, then written by another
- * command (a fork) (docs/sync.md, "Where the store stands"). On the local store and through `local serve`.
+ * command (a fork), and of a store replaced under its memory (docs/sync.md, "Where the store stands";
+ * docs/remote.md, "examctl doctor"). On the local store and through `local serve`.
  */
 
 const USERS = 20;
@@ -101,6 +102,25 @@ async function forked(target: () => string[]): Promise<void> {
   expect(await holding('Two')).toBe(USERS);
 }
 
+async function replaced(target: () => string[]): Promise<void> {
+  await night('One');
+  expect((await sync(target())).code).toBe(0);
+  await server?.close();
+  const init = ['local', 'init', '--force', '--store', store(), '--seed', join(ROOT, 'fixtures/world.json')];
+  expect((await examctl(init, dir, env)).code).toBe(0);
+  if (server !== undefined) await serve();
+  // A --require-memory night refuses this memory with E2504: doctor's warning carries that code.
+  const check = await memoryCheck(target());
+  expect(check).toMatchObject({ status: 'warn', code: 'E2504' });
+  const night2 = await examctl(
+    ['user', 'sync', '--changed-only', '--require-memory', '--file', 'users.csv', ...target()],
+    dir,
+    env,
+  );
+  expect(night2.code).toBe(2);
+  expect(night2.stderr).toContain('E2504');
+}
+
 const local = () => ['--store', store()];
 const served = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes'];
 
@@ -111,5 +131,14 @@ describe('a store restored to where a night found it, then written by another co
   it('through local serve: the same', async () => {
     await serve();
     await forked(served);
+  });
+});
+
+describe('a store replaced under its memory (local init --force)', () => {
+  it("on the local store: doctor's warning has the code a --require-memory night refuses with", () => replaced(local));
+
+  it('through local serve: the same', async () => {
+    await serve();
+    await replaced(served);
   });
 });
