@@ -23,14 +23,17 @@ export async function memoryCheck(
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
-    // What a run would warn of.
+    // What a run would warn of; a memory of another store, with the code a --require-memory run refuses it with.
     const warnings = new Set<string>();
+    let other = false;
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
       for (const [, { heads }] of populations) {
-        const store = heads && (await storeHead(target, headsToAsk(heads), true));
-        const words = heads && standingWords(standing(heads, store), target.kind, contents.entries.values());
+        if (!heads) continue;
+        const found = standing(heads, await storeHead(target, headsToAsk(heads), true));
+        other ||= found.is === 'other';
+        const words = standingWords(found, target.kind, contents.entries, kind);
         if (words) warnings.add(words);
       }
       held.push(
@@ -60,6 +63,7 @@ export async function memoryCheck(
       name: 'sync memory',
       status: warnings.size > 0 ? 'warn' : 'ok',
       detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': '),
+      ...(other && { code: 'E2504' as const }),
     };
   } catch (error) {
     return failedCheck('sync memory', error);

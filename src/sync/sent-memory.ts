@@ -321,7 +321,7 @@ export abstract class SentMemory<P> {
     const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
     const words = unheaded
       ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
-      : standingWords(stands, resolved.report.kind, this.memory!.entries.values());
+      : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
     // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as it is.
     if (stands.is === 'other' && this.found !== undefined)
       Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });

@@ -74,8 +74,8 @@ export function keptHeads(heads: readonly SeenHead[], seen: SeenHead | undefined
 export type Standing =
   /** No head recorded (a first night, an older examctl's memory), or a target that cannot say (the platform). */
   | { is: 'unknown' }
-  /** The store's head is the memory's newest. */
-  | { is: 'same'; undone: ReadonlySet<string> }
+  /** The store's head is the memory's newest (`at`); `midRun`: as for `behind`. */
+  | { is: 'same'; at: SeenHead; undone: ReadonlySet<string>; midRun: boolean }
   /**
    * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
    * that recorded it was killed (at its start or a batch's head: what it acknowledged after is in the
@@ -85,15 +85,17 @@ export type Standing =
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
   /**
    * The store holds only an older head the memory saw (`at`, a run's start, a batch's or an end head): restored,
-   * or cut back; `changed` since, as for `ahead`; `partway`: it holds part of what came after where `at`'s run
-   * began, a batch of it ended, or it ended (its head is later than `at`, or `at` is where a resume of that run began).
+   * or cut back; `changed` since, as for `ahead`; `moved`: its head is later than `at` (written since: by
+   * that run before a copy was taken, or by others after the restore); `midRun`: `at` is a batch's head or
+   * where a resume began, so the store holds part of what its run sent.
    */
   | {
       is: 'behind';
       at: SeenHead;
       undone: ReadonlySet<string>;
       changed: ReadonlySet<string>;
-      partway: boolean;
+      moved: boolean;
+      midRun: boolean;
     }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
@@ -111,10 +113,13 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   const changed = new Set(store.changed);
   if (held === newest && seen[newest]![0] !== store.head) return { is: 'ahead', at: seen[newest]!, changed };
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
-  if (held === newest) return { is: 'same', undone };
   const [head, run, attempt, end] = seen[held]!;
-  const resumed = !end && seen.slice(0, held).some((one) => one[1] === run && attemptOf(one[2]) !== attemptOf(attempt));
-  return { is: 'behind', at: seen[held]!, undone, changed, partway: head !== store.head || resumed };
+  const midRun =
+    !end &&
+    (attempt.includes('.') ||
+      seen.slice(0, held).some((one) => one[1] === run && attemptOf(one[2]) !== attemptOf(attempt)));
+  if (held === newest) return { is: 'same', at: seen[held]!, undone, midRun };
+  return { is: 'behind', at: seen[held]!, undone, changed, moved: head !== store.head, midRun };
 }
 
 /**
@@ -155,32 +160,39 @@ export function headsToAsk(seen: readonly SeenHead[]): string[] {
 
 /**
  * What a night or `doctor` says of a standing, if anything: a store restored, or another one. A store
- * at the head an attempt began at, where `entries` hold nothing that attempt acknowledged, lost
- * nothing: that attempt was killed before its first commit, and no restore is said.
+ * at the head an attempt began at, where `entries` (of `collection`, by id) hold nothing that attempt
+ * acknowledged, lost nothing: that attempt was killed before its first commit, and no restore is said. A
+ * store past a run's start head holds part of what that run sent only where it changed what the memory
+ * acknowledged after that head (else others wrote it after the restore).
  */
 export function standingWords(
   found: Standing,
   store: string,
-  entries: Iterable<{ acked?: string | undefined }>,
+  entries: Iterable<[id: string, entry: { acked?: string | undefined }]>,
+  collection: string,
 ): string | undefined {
   if (found.is === 'other')
     return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
-  const at = found.is === 'behind' ? found.at : undefined;
-  if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, undoneBy(found.undone)))) return undefined;
-  const where =
-    at === undefined
-      ? 'where the newest run found it'
-      : found.is === 'behind' && found.partway
-        ? `a point after run ${at[1]} ${at[3] ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
-        : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
+  if (found.is !== 'same' && found.is !== 'behind') return undefined;
+  const undone = undoneBy(found.undone);
+  if (found.is === 'same' && !ackedAny(entries, (_, acked) => undone(acked))) return undefined;
+  const [, run, , end] = found.at;
+  const partway =
+    found.midRun ||
+    (found.is === 'behind' &&
+      found.moved &&
+      (end || ackedAny(entries, (id, acked) => undone(acked) && found.changed.has(`${collection}:${id}`))));
+  const where = partway
+    ? `a point after run ${run} ${end ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
+    : `where run ${run} ${end ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 
-/** Whether an entry was acknowledged under one of `undone`'s tags. */
-function ackedByAny(
-  entries: Iterable<{ acked?: string | undefined }>,
-  undone: (acked: string | undefined) => boolean,
+/** Whether an entry of `entries` is one `which` names. */
+function ackedAny(
+  entries: Iterable<[string, { acked?: string | undefined }]>,
+  which: (id: string, acked: string | undefined) => boolean,
 ): boolean {
-  for (const { acked } of entries) if (undone(acked)) return true;
+  for (const [id, { acked }] of entries) if (which(id, acked)) return true;
   return false;
 }

@@ -31,39 +31,64 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
       ['C'.repeat(22), 'r2', 'attemptB', true],
     ];
     const at = (head: string, holds: string[]) => standing(seen, { head, holds, changed: [] });
-    expect(at('C'.repeat(22), [])).toEqual({ is: 'same', undone: new Set() });
+    expect(at('C'.repeat(22), [])).toEqual({ is: 'same', at: seen[3], undone: new Set(), midRun: false });
     expect(at('D'.repeat(22), ['C'.repeat(22)])).toEqual({ is: 'ahead', at: seen[3], changed: new Set() });
     expect(at('A'.repeat(22), [])).toEqual({
       is: 'behind',
       at: seen[0],
       undone: new Set(['attemptA', 'attemptB']),
       changed: new Set(),
-      partway: false,
+      moved: false,
+      midRun: false,
     });
-    expect(standingWords(at('A'.repeat(22), []), 'local', [])).toContain('back at where run r1 found it');
+    expect(standingWords(at('A'.repeat(22), []), 'local', [], 'users')).toContain('back at where run r1 found it');
     expect(at('E'.repeat(22), ['A'.repeat(22), 'B'.repeat(22)])).toMatchObject({ is: 'behind', at: seen[2] });
     expect(at('E'.repeat(22), [])).toEqual({ is: 'other' });
     // A copy taken during attempt B (after r2's start, before its end): what B acknowledged that the copy holds stands.
     const midNight = standing(seen, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['users:u1'] });
     const again = sentAgain(midNight, 'users')!;
     expect([again('u1', 'attemptB'), again('u2', 'attemptB'), again('u3', 'attemptA')]).toEqual([false, true, false]);
-    // It holds part of what r2 sent: not where r2 found it.
-    expect(midNight).toMatchObject({ is: 'behind', at: seen[2], partway: true });
-    expect(standingWords(midNight, 'local', [])).toContain('back at a point after run r2 began');
+    // It holds part of what r2 sent (u1, which B acknowledged, changed since): not where r2 found it.
+    expect(midNight).toMatchObject({ is: 'behind', at: seen[2], moved: true, midRun: false });
+    expect(standingWords(midNight, 'local', [['u1', { acked: 'attemptB' }]], 'users')).toContain(
+      'back at a point after run r2 began',
+    );
+    // Restored to where r2 began, then others wrote (a schedule): it holds nothing r2 sent, so where r2 found it.
+    const forked = standing(seen, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['schedules:S1'] });
+    expect(standingWords(forked, 'local', [['u1', { acked: 'attemptB' }]], 'users')).toContain(
+      'back at where run r2 found it',
+    );
     // At the head a resume of r2 began at: it holds what r2's first attempt sent before it was killed.
     const resumedAt: SeenHead[] = [...seen.slice(0, 3), ['G'.repeat(22), 'r2', 'attemptB2', false], seen[3]!];
     const copy = standing(resumedAt, { head: 'G'.repeat(22), holds: ['B'.repeat(22), 'G'.repeat(22)], changed: [] });
-    expect(copy).toMatchObject({ is: 'behind', at: resumedAt[3], partway: true });
-    expect(standingWords(copy, 'local', [])).toContain('back at a point after run r2 began');
+    expect(copy).toMatchObject({ is: 'behind', at: resumedAt[3], midRun: true });
+    expect(standingWords(copy, 'local', [], 'users')).toContain('back at a point after run r2 began');
     // At the head a killed attempt began at: a restore only if the memory holds what that attempt acknowledged.
     const killed = standing([...seen, ['C'.repeat(22), 'r3', 'attemptC', false]], {
       head: 'C'.repeat(22),
       holds: [],
       changed: [],
     });
-    expect(killed).toEqual({ is: 'same', undone: new Set(['attemptC']) });
-    expect(standingWords(killed, 'local', [{ acked: 'attemptB' }, {}])).toBeUndefined();
-    expect(standingWords(killed, 'local', [{ acked: 'attemptC' }])).toContain('restored');
+    expect(killed).toEqual({
+      is: 'same',
+      at: ['C'.repeat(22), 'r3', 'attemptC', false],
+      undone: new Set(['attemptC']),
+      midRun: false,
+    });
+    expect(
+      standingWords(
+        killed,
+        'local',
+        [
+          ['u1', { acked: 'attemptB' }],
+          ['u2', {}],
+        ],
+        'users',
+      ),
+    ).toBeUndefined();
+    expect(standingWords(killed, 'local', [['u1', { acked: 'attemptC' }]], 'users')).toContain(
+      'back at where run r3 found it',
+    );
     expect(standing([], { head: 'E'.repeat(22), holds: [], changed: [] })).toEqual({ is: 'unknown' });
     expect(standing(seen, undefined)).toEqual({ is: 'unknown' });
   });
@@ -118,7 +143,7 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
 
     it('restored to a copy taken between batches 1 and 2: what came after batch 1 goes again, but what the store changed since', () => {
       const found = standing(seen, { head: h('E'), holds: [h('B'), h('C')], changed: ['users:u3'] });
-      expect(found).toMatchObject({ is: 'behind', at: seen[3], partway: true });
+      expect(found).toMatchObject({ is: 'behind', at: seen[3], midRun: true });
       const again = sentAgain(found, 'users')!;
       // u1 before the copy's batch, u2 after it and lost, u3 after it and in the copy, u4 in a batch whose head was lost.
       const acked: [string, string][] = [
@@ -129,7 +154,15 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
         ['u4', 'attemptB.3'],
       ];
       expect(acked.map(([id, tag]) => again(id, tag))).toEqual([false, false, true, false, true]);
-      expect(standingWords(found, 'local', [])).toContain('back at a point after run r2 began');
+      expect(standingWords(found, 'local', [], 'users')).toContain('back at a point after run r2 began');
+    });
+
+    it("restored to a copy at the killed run's newest batch head: back at a point after that run began, not where it began", () => {
+      const found = standing(seen, { head: h('D'), holds: [h('B'), h('C'), h('D')], changed: [] });
+      expect(found).toMatchObject({ is: 'same', at: seen[4], midRun: true });
+      expect(standingWords(found, 'local', [['u4', { acked: 'attemptB.2' }]], 'users')).toContain(
+        'back at a point after run r2 began',
+      );
     });
 
     it("ahead of the killed run's newest batch head: its later acknowledgements the store did not change go again", () => {
