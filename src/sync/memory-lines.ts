@@ -164,14 +164,17 @@ export interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
+  /** The local store's instance (src/engine/store/store-instance.ts) an older examctl's memory is of: kept until a head is recorded. */
+  i?: string;
 }
 
-export function headerLine(kind: SyncKind, target: ReportTarget): string {
+export function headerLine(kind: SyncKind, target: ReportTarget, instance?: string): string {
   const header: HeaderBody = {
     t: 'sync-memory',
     v: SYNC_MEMORY_VERSION,
     kind,
     target,
+    ...(instance !== undefined && { i: instance }),
   };
   return encodeChecksummedLine(JSON.stringify(header));
 }
