@@ -179,38 +179,6 @@ export function headerLine(kind: SyncKind, target: ReportTarget, instance?: stri
   return encodeChecksummedLine(JSON.stringify(header));
 }
 
-export interface EntryBody {
-  id: string;
-  d: string;
-  r: string;
-  /** The raw digest, written right after `r` (MemoryEntries.peek reads it there). */
-  w?: string;
-  f?: string;
-  l?: string;
-  m?: string;
-  /** Users: MemoryEntry.sent; an older examctl reads past it. */
-  v?: unknown;
-  x?: true;
-  h?: unknown;
-  /** Users: MemoryEntry.pruned, before `p` (populationAtEnd reads it last); an older examctl reads past it. */
-  k?: unknown;
-  t?: true;
-  /** Users: the run that created it (MemoryEntry.joined). */
-  j?: unknown;
-  /** Users: `j` is a retry's (MemoryEntry.joinedByRetry); an older examctl reads past it. */
-  y?: true;
-  /** Schedules: the candidates of the acknowledged request. */
-  c?: unknown;
-  /** Users: the population. */
-  p?: unknown;
-  /** Collections: the request's fields (MemoryEntry.fields). */
-  s?: unknown;
-  /** MemoryEntry.acked. */
-  a?: unknown;
-  /** A line that forgets the id (`forgetBody`). */
-  gone?: unknown;
-}
-
 /** What --changed-only reads of an entry (MemoryEntries.peek). */
 export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled'>;
 
@@ -221,8 +189,9 @@ export function damaged(file: string, line: number, reason: string): UsageError 
   );
 }
 
-/** A value that is text (`undefined`: not). */
+/** A value that is text, or true (`undefined`: not). */
 const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const flag = (value: unknown): true | undefined => (value === true ? value : undefined);
 
 /** The value itself when every one of its values is text (MemoryEntry.fields), or undefined. */
 function textsByName(value: unknown): Record<string, string> | undefined {
@@ -231,13 +200,14 @@ function textsByName(value: unknown): Record<string, string> | undefined {
 }
 
 type EntryField = Exclude<keyof MemoryEntry, 'digest' | 'run'>;
+type FieldRule = readonly [field: EntryField, key: string, read: (value: unknown) => unknown, reason: string];
 
 /**
  * Each optional MemoryEntry field: its key on a line, in the order entryBody writes them (`w` right
  * after `r`, where MemoryEntries.peek reads it), how a line's value is read (undefined: not one), and
  * the reason a line whose value is not one is damaged. An empty list or `false` is not written.
  */
-const ENTRY_FIELDS: readonly [EntryField, keyof EntryBody, (value: unknown) => unknown, string][] = [
+const ENTRY_FIELDS = [
   ['raw', 'w', textOf, 'its raw digest is not text'],
   ['firstName', 'f', textOf, 'its names are not text'],
   ['lastName', 'l', textOf, 'its names are not text'],
@@ -248,12 +218,12 @@ const ENTRY_FIELDS: readonly [EntryField, keyof EntryBody, (value: unknown) => u
     (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined),
     'its sent fields are not fields by name',
   ],
-  ['disabled', 'x', (value) => (value === true ? value : undefined), 'its flags are not true'],
+  ['disabled', 'x', flag, 'its flags are not true'],
   ['links', 'h', readLinks, 'its links are not a list of hierarchy links ([id, [flag words]])'],
   ['pruned', 'k', readLinks, 'its links are not a list of hierarchy links ([id, [flag words]])'],
-  ['tentative', 't', (value) => (value === true ? value : undefined), 'its flags are not true'],
+  ['tentative', 't', flag, 'its flags are not true'],
   ['joined', 'j', textOf, 'its first run is not text'],
-  ['joinedByRetry', 'y', (value) => (value === true ? value : undefined), 'its flags are not true'],
+  ['joinedByRetry', 'y', flag, 'its flags are not true'],
   [
     'candidates',
     'c',
@@ -263,7 +233,12 @@ const ENTRY_FIELDS: readonly [EntryField, keyof EntryBody, (value: unknown) => u
   ['population', 'p', (value) => (isPopulationName(value) ? value : undefined), 'its population is not a name'],
   ['fields', 's', textsByName, 'its fields are not texts by name'],
   ['acked', 'a', (value) => (isAttempt(value) ? value : undefined), 'its attempt is not one'],
-];
+] as const satisfies readonly FieldRule[];
+
+/** An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` forgets the id (`forgetBody`). */
+export type EntryBody = { id: string; d: string; r: string; gone?: unknown } & {
+  [key in (typeof ENTRY_FIELDS)[number][1]]?: unknown;
+};
 
 /** Whether an entry's field value is written (MemoryEntry's flags only when true, its lists only when not empty). */
 const written = (value: unknown): boolean =>
