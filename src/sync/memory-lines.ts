@@ -267,21 +267,11 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   return { id: body.id, entry };
 }
 
-/** A population line's body (`populationBody`): `{"t":"population","p"?,"r","n"}`. */
-export interface PopulationBody {
-  t: 'population';
-  p?: unknown;
-  r: unknown;
-  n: unknown;
-  /** Whether the run stored its end (PopulationRecord.ended); an older examctl reads past it. */
-  e?: unknown;
-  /** PopulationRecord.files; an older examctl reads past it. */
-  f?: unknown;
-  /** PopulationRecord.heads. */
-  h?: unknown;
-  /** PopulationRecord.undone. */
-  u?: unknown;
-}
+/**
+ * A population line's body (`populationBody`): `p` its name, `r` its newest run, `n` its count, and
+ * PopulationRecord's `e` ended, `f` files, `h` heads, `u` undone.
+ */
+export type PopulationBody = { t: 'population' } & Partial<Record<'p' | 'r' | 'n' | 'e' | 'f' | 'h' | 'u', unknown>>;
 
 /** An attempt's tag (SeenHead): 8 base64url characters, a batch's after it (store-standing.ts, batchTag). */
 const isAttempt = (value: unknown): value is string =>
