@@ -223,7 +223,8 @@ const ENTRY_FIELDS = [
   ['pruned', 'k', readLinks, 'its links are not a list of hierarchy links ([id, [flag words]])'],
   ['tentative', 't', flag, 'its flags are not true'],
   ['joined', 'j', textOf, 'its first run is not text'],
-  ['joinedByRetry', 'y', flag, 'its flags are not true'],
+  // Any other value than true is read as none, never as damage.
+  ['joinedByRetry', 'y', (value) => value === true, ''],
   [
     'candidates',
     'c',

@@ -361,7 +361,7 @@ export abstract class SentMemory<P> {
       for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
       return;
     }
-    const again = unheaded && !ofOther ? () => true : sentAgain(stands, this.kind);
+    const again = unheaded ? () => true : sentAgain(stands, this.kind);
     if (again === undefined) return;
     // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
