@@ -162,16 +162,9 @@ export class MemoryEntries {
    */
   rawState(id: string): 'absent' | 'none' | 'raw' {
     // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
-    const start = this.byId.has(id) ? -1 : this.lineStart(id);
-    const at = start < 0 ? undefined : this.layoutAt(start, id);
-    if (at !== undefined)
-      return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
-    const entry = start < 0 ? this.byId.get(id) : this.parse(id, start);
-    return entry === undefined || entry.digest === ''
-      ? 'absent'
-      : entry.raw !== undefined && entry.disabled !== true
-        ? 'raw'
-        : 'none';
+    const entry = this.peek(id);
+    if (entry === undefined || entry.digest === '') return 'absent';
+    return entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
   }
 
   /**

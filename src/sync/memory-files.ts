@@ -55,6 +55,8 @@ export interface MemoryContents {
   populations?: Map<string, PopulationRecord> | undefined;
   /** Its header's format (SYNC_MEMORY_VERSION); absent: no header yet. */
   format?: number;
+  /** The store instance an older examctl's header names (HeaderBody.i). */
+  instance?: string;
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
@@ -163,6 +165,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
   let format: number | undefined;
+  let instance: string | undefined;
   let populations: Map<string, PopulationRecord> | undefined;
   let start = 0;
   let line = 0;
@@ -194,6 +197,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
       format = body.v;
+      if (typeof body.i === 'string') instance = body.i;
       // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
       if (body.v >= 2) populations = new Map();
       if (expected !== undefined) assertSameTarget(file, body.target, expected);
@@ -222,6 +226,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     lines: line,
     populations: line === 0 ? new Map() : populations,
     ...(format !== undefined && { format }),
+    ...(instance !== undefined && { instance }),
   };
 }
 
@@ -309,7 +314,8 @@ export function* compactedLines(
   target: ReportTarget,
   populations = populationsOf(contents),
 ): IterableIterator<string> {
-  yield headerLine(contents.kind, target);
+  // The instance an older examctl recorded tells another store's memory until a head does (sent-memory.ts, judgeStore).
+  yield headerLine(contents.kind, target, newestHeads(populations).length === 0 ? contents.instance : undefined);
   yield* contents.entries.lines();
   // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
   // by --require-memory), never a whole-looking record over the entries it lost.

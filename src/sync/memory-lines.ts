@@ -164,48 +164,19 @@ export interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
+  /** The local store's instance (src/engine/store/store-instance.ts) an older examctl's memory is of: kept until a head is recorded. */
+  i?: string;
 }
 
-export function headerLine(kind: SyncKind, target: ReportTarget): string {
+export function headerLine(kind: SyncKind, target: ReportTarget, instance?: string): string {
   const header: HeaderBody = {
     t: 'sync-memory',
     v: SYNC_MEMORY_VERSION,
     kind,
     target,
+    ...(instance !== undefined && { i: instance }),
   };
   return encodeChecksummedLine(JSON.stringify(header));
-}
-
-export interface EntryBody {
-  id: string;
-  d: string;
-  r: string;
-  /** The raw digest, written right after `r` (MemoryEntries.peek reads it there). */
-  w?: string;
-  f?: string;
-  l?: string;
-  m?: string;
-  /** Users: MemoryEntry.sent; an older examctl reads past it. */
-  v?: unknown;
-  x?: true;
-  h?: unknown;
-  /** Users: MemoryEntry.pruned, before `p` (populationAtEnd reads it last); an older examctl reads past it. */
-  k?: unknown;
-  t?: true;
-  /** Users: the run that created it (MemoryEntry.joined). */
-  j?: unknown;
-  /** Users: `j` is a retry's (MemoryEntry.joinedByRetry); an older examctl reads past it. */
-  y?: true;
-  /** Schedules: the candidates of the acknowledged request. */
-  c?: unknown;
-  /** Users: the population. */
-  p?: unknown;
-  /** Collections: the request's fields (MemoryEntry.fields). */
-  s?: unknown;
-  /** MemoryEntry.acked. */
-  a?: unknown;
-  /** A line that forgets the id (`forgetBody`). */
-  gone?: unknown;
 }
 
 /** What --changed-only reads of an entry (MemoryEntries.peek). */
@@ -217,6 +188,62 @@ export function damaged(file: string, line: number, reason: string): UsageError 
     { code: 'E2507' },
   );
 }
+
+/** A value that is text, or true (`undefined`: not). */
+const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const flag = (value: unknown): true | undefined => (value === true ? value : undefined);
+
+/** The value itself when every one of its values is text (MemoryEntry.fields), or undefined. */
+function textsByName(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return Object.values(value).every((text) => typeof text === 'string') ? (value as Record<string, string>) : undefined;
+}
+
+type EntryField = Exclude<keyof MemoryEntry, 'digest' | 'run'>;
+type FieldRule = readonly [field: EntryField, key: string, read: (value: unknown) => unknown, reason: string];
+
+/**
+ * Each optional MemoryEntry field: its key on a line, in the order entryBody writes them (`w` right
+ * after `r`, where MemoryEntries.peek reads it), how a line's value is read (undefined: not one), and
+ * the reason a line whose value is not one is damaged. An empty list or `false` is not written.
+ */
+const ENTRY_FIELDS = [
+  ['raw', 'w', textOf, 'its raw digest is not text'],
+  ['firstName', 'f', textOf, 'its names are not text'],
+  ['lastName', 'l', textOf, 'its names are not text'],
+  ['email', 'm', textOf, 'its names are not text'],
+  [
+    'sent',
+    'v',
+    (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined),
+    'its sent fields are not fields by name',
+  ],
+  ['disabled', 'x', flag, 'its flags are not true'],
+  ['links', 'h', readLinks, 'its links are not a list of hierarchy links ([id, [flag words]])'],
+  ['pruned', 'k', readLinks, 'its links are not a list of hierarchy links ([id, [flag words]])'],
+  ['tentative', 't', flag, 'its flags are not true'],
+  ['joined', 'j', textOf, 'its first run is not text'],
+  // Any other value than true is read as none, never as damage.
+  ['joinedByRetry', 'y', (value) => value === true, ''],
+  [
+    'candidates',
+    'c',
+    (value) => (Array.isArray(value) && value.every((id) => typeof id === 'string') ? value : undefined),
+    'its candidates are not a list of ids',
+  ],
+  ['population', 'p', (value) => (isPopulationName(value) ? value : undefined), 'its population is not a name'],
+  ['fields', 's', textsByName, 'its fields are not texts by name'],
+  ['acked', 'a', (value) => (isAttempt(value) ? value : undefined), 'its attempt is not one'],
+] as const satisfies readonly FieldRule[];
+
+/** An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` forgets the id (`forgetBody`). */
+export type EntryBody = { id: string; d: string; r: string; gone?: unknown } & {
+  [key in (typeof ENTRY_FIELDS)[number][1]]?: unknown;
+};
+
+/** Whether an entry's field value is written (MemoryEntry's flags only when true, its lists only when not empty). */
+const written = (value: unknown): boolean =>
+  value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0);
 
 /**
  * What a memory entry's line holds (its body), checked field by field: a line whose checksum holds
@@ -231,71 +258,21 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
     body.gone !== undefined
   )
     return 'not a memory entry';
-  const [links, pruned] = [body.h ?? [], body.k ?? []].map(readLinks);
-  if (links === undefined || pruned === undefined)
-    return 'its links are not a list of hierarchy links ([id, [flag words]])';
-  if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
-  if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string'))
-    return 'its names are not text';
-  if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
-  if (body.v !== undefined && (typeof body.v !== 'object' || body.v === null || Array.isArray(body.v)))
-    return 'its sent fields are not fields by name';
-  if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true))
-    return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
-  if (body.w !== undefined) entry.raw = body.w;
-  if (body.f !== undefined) entry.firstName = body.f;
-  if (body.l !== undefined) entry.lastName = body.l;
-  if (body.m !== undefined) entry.email = body.m;
-  if (body.v !== undefined) entry.sent = body.v as Record<string, unknown>;
-  if (body.x === true) entry.disabled = true;
-  if (links.length > 0) entry.links = links;
-  if (pruned.length > 0) entry.pruned = pruned;
-  if (body.t === true) entry.tentative = true;
-  if (body.j !== undefined) entry.joined = body.j as string;
-  if (body.y === true) entry.joinedByRetry = true;
-  if (body.c !== undefined) {
-    if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string'))
-      return 'its candidates are not a list of ids';
-    if (body.c.length > 0) entry.candidates = body.c as string[];
-  }
-  if (body.p !== undefined) {
-    if (!isPopulationName(body.p)) return 'its population is not a name';
-    entry.population = body.p;
-  }
-  if (body.s !== undefined) {
-    const fields = fieldsOfBody(body.s);
-    if (fields === undefined) return 'its fields are not texts by name';
-    entry.fields = fields;
-  }
-  if (body.a !== undefined) {
-    if (!isAttempt(body.a)) return 'its attempt is not one';
-    entry.acked = body.a;
+  for (const [field, key, read, reason] of ENTRY_FIELDS) {
+    if (body[key] === undefined) continue;
+    const value = read(body[key]);
+    if (value === undefined) return reason;
+    if (written(value)) (entry as Record<EntryField, unknown>)[field] = value;
   }
   return { id: body.id, entry };
 }
 
-/** A collection entry's fields (`s`), checked: texts by name, or undefined. */
-function fieldsOfBody(value: unknown): Record<string, string> | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  return Object.values(value).every((text) => typeof text === 'string') ? (value as Record<string, string>) : undefined;
-}
-
-/** A population line's body (`populationBody`): `{"t":"population","p"?,"r","n"}`. */
-export interface PopulationBody {
-  t: 'population';
-  p?: unknown;
-  r: unknown;
-  n: unknown;
-  /** Whether the run stored its end (PopulationRecord.ended); an older examctl reads past it. */
-  e?: unknown;
-  /** PopulationRecord.files; an older examctl reads past it. */
-  f?: unknown;
-  /** PopulationRecord.heads. */
-  h?: unknown;
-  /** PopulationRecord.undone. */
-  u?: unknown;
-}
+/**
+ * A population line's body (`populationBody`): `p` its name, `r` its newest run, `n` its count, and
+ * PopulationRecord's `e` ended, `f` files, `h` heads, `u` undone.
+ */
+export type PopulationBody = { t: 'population' } & Partial<Record<'p' | 'r' | 'n' | 'e' | 'f' | 'h' | 'u', unknown>>;
 
 /** An attempt's tag (SeenHead): 8 base64url characters, a batch's after it (store-standing.ts, batchTag). */
 const isAttempt = (value: unknown): value is string =>
@@ -384,21 +361,7 @@ export function forgetBody(id: string, run: string): string {
 
 /** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
 export function entryBody(id: string, entry: MemoryEntry): string {
-  const body: EntryBody = { id, d: entry.digest, r: entry.run };
-  if (entry.raw !== undefined) body.w = entry.raw;
-  if (entry.firstName !== undefined) body.f = entry.firstName;
-  if (entry.lastName !== undefined) body.l = entry.lastName;
-  if (entry.email !== undefined) body.m = entry.email;
-  if (entry.sent !== undefined) body.v = entry.sent;
-  if (entry.disabled === true) body.x = true;
-  if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
-  if (entry.pruned !== undefined && entry.pruned.length > 0) body.k = entry.pruned;
-  if (entry.tentative === true) body.t = true;
-  if (entry.joined !== undefined) body.j = entry.joined;
-  if (entry.joinedByRetry === true) body.y = true;
-  if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
-  if (entry.population !== undefined) body.p = entry.population;
-  if (entry.fields !== undefined) body.s = entry.fields;
-  if (entry.acked !== undefined) body.a = entry.acked;
+  const body: Record<string, unknown> = { id, d: entry.digest, r: entry.run };
+  for (const [field, key] of ENTRY_FIELDS) if (written(entry[field])) body[key] = entry[field];
   return JSON.stringify(body);
 }

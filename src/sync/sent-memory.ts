@@ -40,7 +40,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
+import { ensureStore, goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
 import {
   batchTag,
   headsToAsk,
@@ -315,13 +315,19 @@ export abstract class SentMemory<P> {
     this.headOf = async () =>
       (await storeHead(resolved, [], false, this.deps.signal?.aborted ? AbortSignal.timeout(END_HEAD_MS) : undefined))
         ?.head;
-    const judged = standing(seen, store);
-    const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
-    // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its.
+    // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its,
+    // unless its header names the store instance it was of (docs/sync.md, "Where the store stands").
     const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
-    const words = unheaded
-      ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
-      : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
+    const recorded = unheaded ? this.memory!.instance : undefined;
+    const instance = recorded === undefined ? undefined : await targetInstance(resolved.report, false, this.deps);
+    const ofOther = instance !== undefined && instance !== recorded;
+    const judged = ofOther ? { is: 'other' as const } : standing(seen, store);
+    const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
+    const words = ofOther
+      ? `the sync memory ${this.placed!.name} names another store's instance (an older examctl wrote it; this store's is ${instance}): this memory is not used (everything is sent, as with none)`
+      : unheaded
+        ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
+        : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
     // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as it is.
     if (stands.is === 'other' && this.found !== undefined)
       Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });

@@ -86,6 +86,8 @@ export class SyncMemory {
   private kicked = 0;
   /** Whether the file is of this format (a feeder appends to an older one as it is: no batch tags, which its reader refuses as damaged). */
   current = false;
+  /** The store instance an older examctl's header names (none: not recorded). */
+  instance: string | undefined;
   private failure: RunJournalWriteError | undefined;
   private handle: FileHandle | undefined;
 
@@ -161,6 +163,7 @@ export class SyncMemory {
         contents.populations,
       );
       memory.current = contents.format === undefined || contents.format >= SYNC_MEMORY_VERSION;
+      memory.instance = contents.instance;
       if (!options.readOnly && handle !== undefined)
         await memory.openForAppend(contents, handle, options.lockTimeoutMs);
       return memory;

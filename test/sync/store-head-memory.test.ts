@@ -1,10 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { compact, memoryFile, readMemory } from '../../src/sync/memory-files.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
+import { openStore } from '../../src/engine/store/index.js';
+import { readStoreInstance } from '../../src/engine/store/store-instance.js';
 
 /**
  * The store head tells a memory of another store, for every kind (docs/sync.md, "Where the store
@@ -96,5 +99,126 @@ describe('a memory no store head was recorded with (an older examctl wrote it)',
     expect(second.stderr).not.toContain('records no store head');
     expect(actions(second.stdout)).toEqual(['unchanged', 'unchanged']);
     expect(notes(second.stdout).every((note) => note !== undefined)).toBe(true);
+  });
+});
+
+describe("an older examctl's memory (format 2) whose header names another store's instance (`i`)", () => {
+  const line = (body: unknown) => encodeChecksummedLine(JSON.stringify(body));
+  const RUN = '20261101T000000.000Z-0001';
+  /** What an older examctl wrote for store A: `gone-1` and `gone-2` synced, no store head recorded. */
+  const olderMemory = (instance: string) =>
+    line({ t: 'sync-memory', v: 2, kind: 'users', target: store(), i: instance }) +
+    line({ id: 'gone-1', d: 'd'.repeat(43), r: RUN, f: 'S', l: 'gone-1' }) +
+    line({ id: 'gone-2', d: 'e'.repeat(43), r: RUN, f: 'S', l: 'gone-2' }) +
+    line({ t: 'population', r: RUN, n: 2, e: true });
+  const placeMemory = (instance: string) => {
+    const file = memoryFile(syncDir(), store(), 'users');
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, olderMemory(instance), { mode: 0o600 });
+    return file;
+  };
+  const night = (...flags: string[]) =>
+    examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'users.json',
+        '--target',
+        'local',
+        '--store',
+        'store',
+        '--changed-only',
+        '--disable-missing',
+        '--max-disable',
+        '2',
+        '--json',
+        ...flags,
+      ],
+      dir,
+      env,
+    );
+  const storeUsers = async () => {
+    const opened = await openStore(store().store);
+    try {
+      return [...(opened.state.get('users')?.values() ?? [])] as { ExternalId?: string; DisableLogin?: boolean }[];
+    } finally {
+      await opened.close();
+    }
+  };
+  beforeEach(() => {
+    writeFileSync(
+      join(dir, 'users.json'),
+      JSON.stringify([{ ExternalId: 'a', FirstName: 'S', LastName: 'a', Role: 'Candidate', Hierarchies: [] }]),
+    );
+  });
+
+  it("is not this store's: nothing it lists is disabled, said; the night after is this store's own", async () => {
+    const file = placeMemory('instance-of-store-A');
+    const first = await night();
+    expect(first.code, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as { items: { id?: string }[]; syncMemory?: { replaced?: boolean } };
+    // No disable was sent: no leaver row (not even "not on the target").
+    expect(report.items.map((item) => item.id)).toEqual(['a']);
+    expect(report.syncMemory?.replaced).toBe(true);
+    expect(first.stderr).toContain(file);
+    const users = await storeUsers();
+    expect(users.map((user) => user.ExternalId)).toContain('a');
+    expect(users.filter((user) => user.DisableLogin === true)).toEqual([]);
+    const memory = await readMemory(file, 'users', store());
+    expect([...memory.entries].map(([id]) => id)).toEqual(['a']);
+    expect(memory.populations?.get('')?.heads?.length).toBeGreaterThan(0);
+    const second = await night();
+    expect(second.code, second.stderr).toBe(0);
+    expect((JSON.parse(second.stdout) as { items: { action?: string }[] }).items.map((item) => item.action)).toEqual([
+      'unchanged',
+    ]);
+  });
+
+  it('--require-memory refuses it (E2504), sending nothing and leaving the memory as it was', async () => {
+    const file = placeMemory('instance-of-store-A');
+    const refused = await night('--require-memory');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('E2504');
+    expect((await storeUsers()).map((user) => user.ExternalId)).not.toContain('a');
+    const again = await night('--require-memory');
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('E2504');
+    const kept = await readMemory(file, 'users', store());
+    expect([...kept.entries].map(([id]) => id).sort()).toEqual(['gone-1', 'gone-2']);
+    expect(kept.instance).toBe('instance-of-store-A');
+  });
+
+  it("naming this store's instance, it is this store's: what it lists and the file lacks is disabled", async () => {
+    // The store holds them (another sync directory's run made them): the memory's user sync did, on this store.
+    writeFileSync(
+      join(dir, 'users.json'),
+      JSON.stringify(
+        ['a', 'gone-1', 'gone-2'].map((id) => ({
+          ExternalId: id,
+          FirstName: 'S',
+          LastName: id,
+          Role: 'Candidate',
+          Hierarchies: [],
+        })),
+      ),
+    );
+    expect((await night('--sync-dir', join(dir, 'theirs'))).code).toBe(0);
+    writeFileSync(
+      join(dir, 'users.json'),
+      JSON.stringify([{ ExternalId: 'a', FirstName: 'S', LastName: 'a', Role: 'Candidate', Hierarchies: [] }]),
+    );
+    const instance = await readStoreInstance(store().store);
+    expect(instance).toBeDefined();
+    placeMemory(instance!);
+    const first = await night();
+    expect(first.code, first.stderr).toBe(0);
+    const users = await storeUsers();
+    expect(
+      users
+        .filter((user) => user.DisableLogin === true)
+        .map((user) => user.ExternalId)
+        .sort(),
+    ).toEqual(['gone-1', 'gone-2']);
   });
 });
