@@ -15,7 +15,7 @@
 //    turn, as the store's group commit does) and local serve's ratio to that; the ratio with the
 //    loop at concurrency 64; and with examctl's own client (`user sync --target remote` on a 10k-row
 //    CSV at its default concurrency 8, spawned, start-up included) in place of the bare loop.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { usersCsv } from './generate.mjs';
@@ -90,6 +90,23 @@ function cpuMs(pid) {
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return NaN;
+  }
+}
+
+/** CPU time (ms, user+sys) of a process's main thread (its task whose id is the pid) and of its other threads; NaN where /proc is missing. */
+function threadCpuMs(pid) {
+  try {
+    let main = 0;
+    let others = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const fields = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1].split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      if (task === String(pid)) main += ms;
+      else others += ms;
+    }
+    return { main, others };
+  } catch {
+    return { main: NaN, others: NaN };
   }
 }
 
@@ -242,7 +259,8 @@ export async function runServeBench({ rounds = 5 } = {}) {
 
 /**
  * Issue 82: what each request costs `local serve` against the durable minimal server, in CPU (user+sys)
- * of both processes: the server's from /proc, the loop's (this process) from process.cpuUsage(). Paired
+ * of both processes: the server's from /proc (its main thread apart from the others: the thread pool's durable
+ * writes, V8's compiler and GC threads), the loop's (this process) from process.cpuUsage(). Paired
  * rounds, the order rotating, a fresh server each, `users` creates after a 2,000-user warm-up. With
  * `other` (another build's bin/examctl), its `local serve` is measured in the same rounds too.
  */
@@ -260,13 +278,17 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
       one[name] = await onFresh(start, async (target) => {
         await bareLoop(target, 2_000, concurrency, 'warm');
         const server = cpuMs(target.pid);
+        const threads = threadCpuMs(target.pid);
         const client = process.cpuUsage();
         const rate = await bareLoop(target, users, concurrency, 't');
         const used = process.cpuUsage(client);
+        const after = threadCpuMs(target.pid);
         const perThousand = (ms) => (ms / users) * 1000;
         return {
           rate,
           server: perThousand(cpuMs(target.pid) - server),
+          main: perThousand(after.main - threads.main),
+          others: perThousand(after.others - threads.others),
           client: perThousand((used.user + used.system) / 1000),
         };
       });
@@ -307,6 +329,12 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
       value: +median(serverRatios).toFixed(2),
       goal: '',
       detail: `local serve ${list(column('serve', 'server'), 0)}; durable ${list(column('durable', 'server'), 0)}`,
+    },
+    {
+      measure: '  of which the main thread: local serve / durable minimal server',
+      value: +median(got.map((round) => round.serve.main / round.durable.main)).toFixed(2),
+      goal: '',
+      detail: `local serve ${list(column('serve', 'main'), 0)}, other threads ${list(column('serve', 'others'), 0)}; durable ${list(column('durable', 'main'), 0)}, other threads ${list(column('durable', 'others'), 0)}`,
     },
     {
       measure: "  the loop's CPU ms per 1,000 users against local serve / against the durable minimal server",
