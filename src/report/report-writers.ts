@@ -144,9 +144,20 @@ export function describeTarget(target: ReportTarget): string {
 }
 
 function itemJson(item: ReportItem): string {
-  // Fixed key order so reports diff cleanly between runs; JSON leaves out a key whose value is undefined.
-  const { source, id, status, errors, warnings, mapped, action, note, removed, changes } = item;
-  return JSON.stringify({ source, id, status, errors, warnings, mapped, action, note, removed, changes });
+  // Fixed key order so reports diff cleanly between runs.
+  const ordered: Record<string, unknown> = {
+    source: item.source,
+    id: item.id,
+    status: item.status,
+    errors: item.errors,
+  };
+  if (item.warnings !== undefined) ordered.warnings = item.warnings;
+  if (item.mapped !== undefined) ordered.mapped = item.mapped;
+  if (item.action !== undefined) ordered.action = item.action;
+  if (item.note !== undefined) ordered.note = item.note;
+  if (item.removed !== undefined) ordered.removed = item.removed;
+  if (item.changes !== undefined) ordered.changes = item.changes;
+  return JSON.stringify(ordered);
 }
 
 /** The run report as one JSON document, written item by item; the summary last, known only then. */
