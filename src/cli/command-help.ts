@@ -57,7 +57,7 @@ export function allPointer(command: Command): string {
 }
 
 /** `user sync`: a commander command's path below the program. */
-function pathOf(command: Command): string {
+export function pathOf(command: Command): string {
   const path: string[] = [];
   for (let at = command; at.parent !== null; at = at.parent) path.unshift(at.name());
   return path.join(' ');

@@ -109,7 +109,7 @@ process.on('beforeExit', () => {
 /** Runs the command and leaves with its code (no top-level await: the code-cached bundle is a CommonJS script, scripts/build-bundle.mjs). */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  // `examctl --version` alone needs no command tree: answered before loading it (issue 62's start-up).
+  // `examctl --version` alone needs no command tree: answered before loading it.
   const code =
     argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')
       ? await printVersion()

@@ -5,6 +5,7 @@ import { codedMessage, ExamctlError, ExitCode, messageOf, UsageError } from '../
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
+import { pathOf } from './command-help.js';
 import { COMMANDS } from './program.js';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 
@@ -30,8 +31,8 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   const wantsJson = jsonRequested(argv);
   const failWith = async (error: unknown, code: number): Promise<number> => {
     if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {
-      const { errorDocument } = await import('../report/error-document.js');
-      await printJson(outer, errorDocument(error));
+      const { runErrorJson } = await import('../report/error-document.js');
+      await printJson(outer, { error: runErrorJson(error) });
     }
     return code;
   };
@@ -88,8 +89,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
 
 /** Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose command is missing. */
 function missingCommandMessage(command: Command): string {
-  const path = [];
-  for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
+  const path = ['examctl', pathOf(command)].filter((word) => word !== '');
   const names = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
   return `missing command: ${path.join(' ')} <command>, one of ${names.join(', ')} (${path.join(' ')} --help says more)`;
 }

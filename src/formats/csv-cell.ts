@@ -21,14 +21,10 @@ export interface CsvDialect {
 export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false, lineEnd: '\r\n' };
 
 /**
- * A cell that holds a number, in the file's decimal separator (`-5`, `87,5`): neutralised, `-5` would be `'-5`,
- * text Excel leaves out of its sums; a number is no formula.
+ * A cell's text, or `{ number }`, a number in the file's decimal separator (`-5`, `87,5`): neutralised, `-5`
+ * would be `'-5`, text Excel leaves out of its sums; a number is no formula.
  */
-interface NumberCell {
-  readonly number: string;
-}
-
-export type CsvCell = string | NumberCell;
+export type CsvCell = string | { readonly number: string };
 
 export function csvCell(value: CsvCell, delimiter = ','): string {
   const safe = typeof value === 'string' ? neutraliseCell(value) : value.number;

@@ -29,9 +29,9 @@ export interface ParsedRow {
   hidden?: true;
 }
 
-/** Excel's last column (XFD) and row. */
-const MAX_COLUMN = 16_384;
-const MAX_ROW = 1_048_576;
+/** Excel's last column (XFD) and row (1,048,576): a sheet with more rows does not open. */
+export const MAX_SHEET_COLUMNS = 16_384;
+export const MAX_SHEET_ROWS = 1_048_576;
 
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
@@ -62,7 +62,7 @@ export function columnOf(source: string, from: number, to: number): number {
     const code = source.charCodeAt(i) | 0x20;
     if (code < 0x61 || code > 0x7a) break;
     column = column * 26 + (code - 0x60);
-    if (column > MAX_COLUMN) break;
+    if (column > MAX_SHEET_COLUMNS) break;
   }
   return i === from ? 0 : column;
 }
@@ -124,7 +124,7 @@ class SheetHandler implements XmlHandler {
     else if (name === 'row') {
       const r = attributes.raw('r');
       const line = r === undefined ? this.line + 1 : digitsAt(r, 0, r.length);
-      if (line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
+      if (line < 1 || line > MAX_SHEET_ROWS) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
       this.line = line;
       // A row dragged to no height (`ht="0"` with `customHeight`) is hidden to whoever looks at the sheet too.
       const height = attributes.raw('ht');
@@ -148,7 +148,7 @@ class SheetHandler implements XmlHandler {
     if (match === null) return -1;
     const letters = match[1] as string;
     const column = columnOf(letters, 0, letters.length);
-    if (column > MAX_COLUMN)
+    if (column > MAX_SHEET_COLUMNS)
       throw new XmlSyntaxError(`a cell reference "${letters}${match[2]}" that is no cell (columns end at XFD)`);
     this.column = column;
     const style = match[3];
@@ -170,7 +170,7 @@ class SheetHandler implements XmlHandler {
     const spans = attributes.spans;
     const r = attributes.find('r');
     const column = r === -1 ? this.column + 1 : columnOf(source, spans[r + 2] as number, spans[r + 3] as number);
-    if (column < 1 || column > MAX_COLUMN) {
+    if (column < 1 || column > MAX_SHEET_COLUMNS) {
       throw new XmlSyntaxError(
         r === -1
           ? 'a cell right of column XFD, the last one'

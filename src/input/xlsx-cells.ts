@@ -30,16 +30,13 @@ export type SheetValue =
   | { formula: string; result?: unknown }
   | { error: string };
 
-/** A cell's text (with a doubt: a warning's code and words), or why it has none; a date-time cell in `--timezone` also says its wall time as shown. */
+/**
+ * A cell's text (with a doubt: a warning's code and words; a date-time cell in `--timezone` also says its wall time
+ * as shown), or why it cannot be used and `shown`, a report's text for it (docs/input-formats.md, "Cells examctl cannot read").
+ */
 export type CellReading =
   | { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } }
-  | CellProblem;
-
-/** Why a cell cannot be used, and `shown`, a report's text for it: docs/input-formats.md, "Cells examctl cannot read". */
-interface CellProblem {
-  problem: string;
-  shown?: string;
-}
+  | { problem: string; shown?: string };
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;

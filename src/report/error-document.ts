@@ -63,11 +63,6 @@ export function runErrorJson(error: unknown): RunErrorJson {
   return as(error instanceof InterruptedError ? 'interrupted' : 'internal');
 }
 
-/** The whole document of a run that reported nothing. */
-export function errorDocument(error: unknown): { error: RunErrorJson } {
-  return { error: runErrorJson(error) };
-}
-
 /**
  * The `"error":{...}` member a streamed run report writes between its items and its summary when
  * the run stopped early, so the one document says both what was done and why it stopped.

@@ -1,5 +1,6 @@
 /** The run report (`--report x.xlsx`), or any table, as a workbook (docs/input-formats.md, "The .xlsx run report"). */
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { RECORD_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS, type DateFormat } from '../domain/local-time.js';
@@ -265,18 +266,12 @@ export async function openXlsxReportFile(path: string, options: XlsxReportOption
       file.sink.write(chunk).then(() => done(), done);
     },
   });
-  const finished = new Promise<void>((resolve) => {
-    stream.on('finish', resolve);
-    stream.on('error', (error) => {
-      file.failed(error);
-      resolve();
-    });
-  });
+  const written = finished(stream).catch((error: unknown) => file.failed(error));
   const sink = new XlsxReportWriter(stream, options);
   return {
     sink,
     async commit() {
-      await finished;
+      await written;
       await file.commit();
     },
     async discard() {

@@ -1,6 +1,8 @@
 /** examctl's own .xlsx writer, each sheet streamed row by row: docs/input-formats.md, "The .xlsx run report". */
 import type { Writable } from 'node:stream';
-import { columnLetters as columnName } from '../input/sheet-rows.js';
+import { columnLetters as columnName, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../input/sheet-rows.js';
+
+export { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS };
 import { encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
 import { formatCount } from '../formats/number-format.js';
@@ -48,8 +50,6 @@ export interface CellNote {
 
 /** Excel's most characters in a cell. */
 export const MAX_CELL_CHARS = 32_767;
-/** Excel's last column (XFD). */
-export const MAX_SHEET_COLUMNS = 16_384;
 /** Notes kept a sheet (each is held until the sheet ends): past it, the cell is still marked. */
 export const MAX_NOTES = 10_000;
 /** A note's text is cut to this (a row's every error is in its error_messages cell whole). */
@@ -116,9 +116,6 @@ function put(buffer: Buffer, at: number, bytes: readonly number[]): number {
   for (const byte of bytes) buffer[at++] = byte;
   return at;
 }
-
-/** Excel's last row (1,048,576): a sheet with more rows does not open. */
-export const MAX_SHEET_ROWS = 1_048_576;
 
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';

@@ -201,12 +201,5 @@ interface RunProgressOptions
 
 /** A run's progress: the spinner on a terminal, the periodic plain line elsewhere. */
 export function createRunProgress(options: RunProgressOptions): Progress {
-  if (!options.terminal)
-    return new PlainProgressTicker({ write: options.write, total: options.total, label: options.label });
-  return createProgress({
-    stream: options.stream,
-    total: options.total,
-    label: options.label,
-    color: options.color,
-  });
+  return options.terminal ? createProgress(options) : new PlainProgressTicker(options);
 }

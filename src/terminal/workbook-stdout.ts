@@ -4,14 +4,8 @@ import { InternalError, UsageError } from '../system/errors.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 
 /** A workbook written to stdout (`-o xlsx > file.xlsx`), refused on a terminal; `redirect` is the command that does it. */
-/** The part of a command's deps (context/command-deps.ts) a workbook on stdout needs. */
-interface WorkbookStdout {
-  readonly stdoutIsTTY?: boolean;
-  readonly stdoutBytes?: NodeJS.WritableStream;
-}
-
 export async function writeWorkbookToStdout(
-  deps: WorkbookStdout,
+  deps: { readonly stdoutIsTTY?: boolean; readonly stdoutBytes?: NodeJS.WritableStream },
   redirect: string,
   write: (stream: Writable) => Promise<void>,
 ): Promise<void> {

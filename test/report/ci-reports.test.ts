@@ -7,7 +7,7 @@ import type { CommandDeps } from '../../src/context/command-deps.js';
 import { openRunReport } from '../../src/pipeline/report-sinks.js';
 
 import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/report-writers.js';
-import { errorDocument, errorMember, runErrorJson } from '../../src/report/error-document.js';
+import { errorMember, runErrorJson } from '../../src/report/error-document.js';
 import {
   annotationsOf,
   escapeData,
@@ -308,7 +308,6 @@ describe('JSON error document', () => {
       created: 1,
       updated: 0,
     });
-    expect(Object.keys(errorDocument(new UsageError('u')))).toEqual(['error']);
     expect(JSON.parse(`{${errorMember(new UsageError('u'))}}`)).toEqual({
       error: { exitCode: 2, code: 'E2000', kind: 'usage', message: 'u' },
     });

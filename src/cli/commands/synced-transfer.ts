@@ -11,7 +11,7 @@ import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { memoryPlaceOf, targetInstance } from '../../context/target.js';
+import { memoryPlaceOf } from '../../context/target.js';
 import { MAX_STATE_BYTES } from '../../context/state-http.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { SyncKind } from '../../sync/memory-lines.js';

@@ -32,12 +32,8 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
   const [memoryFlags, { file, planOut: _planOut, ...globals }] = takeTableFlags(rest, USER_SYNC_MEMORY_OPTIONS);
   const { population, onlyNew, onlyExisting, ...flags } = memoryFlags;
   const options = onlyGlobals(globals);
-  const runOptions = {
-    ...options,
-    onlyFailed: input.onlyFailed,
-    timezone: input.timezone,
-    dateFormat: input.dateFormat,
-  };
+  const { onlyFailed, timezone, dateFormat } = input;
+  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
     const sync = {
