@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -692,7 +693,7 @@ export async function trainCodeCache(node, script, cache, trainer, startRuns = [
  * `user sync` for the packs only it loads), as the one-file executable's are: a start compiles only the packs it loads, each
  * from its cache (`--version` its entry pack alone). Node 20 has no compile cache for modules
  * (module.enableCompileCache is Node 22), hence scripts. A cache is valid for one Node build:
- * code-cache.json names it, with each pack's and cache's SHA-256 (V8 checks a cache only against
+ * code-cache.json names it, with each pack's and cache's CRC-32 (V8 checks a cache only against
  * its script's length: bin/examctl uses a cache only with the pack it was made for).
  */
 async function buildCodeCachedPacks() {
@@ -712,9 +713,9 @@ async function buildCodeCachedPacks() {
     ],
     { TRAIN_MODULE_DIR: BUNDLE_DIR },
   );
-  const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const crcOf = (file) => crc32(readFileSync(file));
   const cached = (file) =>
-    existsSync(join(packedDir, `${file}.cache`)) ? sha256(join(packedDir, `${file}.cache`)) : null;
+    existsSync(join(packedDir, `${file}.cache`)) ? crcOf(join(packedDir, `${file}.cache`)) : null;
   const manifest = {
     node: process.version,
     v8: process.versions.v8,
@@ -722,7 +723,7 @@ async function buildCodeCachedPacks() {
     arch: process.arch,
     packed,
     packs: Object.fromEntries(
-      [...files.keys()].sort().map((file) => [file, { sha256: sha256(join(packedDir, file)), cache: cached(file) }]),
+      [...files.keys()].sort().map((file) => [file, { crc32: crcOf(join(packedDir, file)), cache: cached(file) }]),
     ),
   };
   writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);

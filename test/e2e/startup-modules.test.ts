@@ -312,7 +312,7 @@ async function copyOfBuiltPackage(dir: string): Promise<string> {
 interface PackManifest {
   node: string;
   packed: Record<string, string>;
-  packs: Record<string, { sha256: string; cache: string | null }>;
+  packs: Record<string, { crc32: number; cache: number | null }>;
 }
 const packManifest = (root = ROOT) =>
   JSON.parse(readFileSync(join(root, 'dist/bundle/code-cache.json'), 'utf8')) as PackManifest;
