@@ -273,8 +273,14 @@ const OWN_PACK_BYTES = 64 * 1024;
 const TO_COMMON_JS = 'module.exports=__toCommonJS(stdin_exports);';
 const AS_COMMON_JS = 'module.exports=__defProp(stdin_exports,"__esModule",{value:true});';
 
-/** An installed package's `require` at a chunk's top (esbuild's, for an `import` of it). */
-const PACKAGE_NAMES = RUNTIME_DEPENDENCIES.map((name) => name.replaceAll('.', '\\.')).join('|');
+/**
+ * Node's modules examctl uses only on some paths, each loaded with what it requires when first used: a
+ * three-user dry run reads neither (`createRequire` for csv-parse and ipaddr.js, a retry's sleep), and
+ * requiring them cost it ~0.4-0.6 ms each (bench/README.md, "Issue 82 item 4: caches made by the start-ups").
+ */
+const LAZY_BUILTINS = ['node:module', 'node:timers/promises'];
+/** An installed package's or a LAZY_BUILTINS module's `require` at a chunk's top (esbuild's, for an `import` of it). */
+const PACKAGE_NAMES = [...RUNTIME_DEPENDENCIES, ...LAZY_BUILTINS].map((name) => name.replaceAll('.', '\\.')).join('|');
 const PACKAGE_REQUIRE = new RegExp(
   `var (import_[\\w$]+)=((?:__toESM\\()?require\\("(?:${PACKAGE_NAMES})"\\)\\)?)`,
   'g',
@@ -282,9 +288,9 @@ const PACKAGE_REQUIRE = new RegExp(
 const LAZY_PACKAGE = 'var __lazyPackage=(load,loaded)=>new Proxy({},{get:(_,key)=>(loaded??=load())[key]});';
 
 /**
- * Each installed package (ipaddr.js, imported by src/domain/text-rules.ts) required on the first
- * use of one of its exports, not when its chunk loads: a run that checks no IPv6 address never
- * resolves nor compiles it (installed packages have no code cache).
+ * Each installed package (ipaddr.js, imported by src/domain/text-rules.ts) and each of LAZY_BUILTINS
+ * required on the first use of one of its exports, not when its chunk loads: a run that checks no IPv6
+ * address never resolves nor compiles it (installed packages have no code cache).
  */
 function lazyPackages(code) {
   const lazy = code.replace(PACKAGE_REQUIRE, 'var $1=__lazyPackage(()=>$2)');
