@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -272,8 +273,14 @@ const OWN_PACK_BYTES = 64 * 1024;
 const TO_COMMON_JS = 'module.exports=__toCommonJS(stdin_exports);';
 const AS_COMMON_JS = 'module.exports=__defProp(stdin_exports,"__esModule",{value:true});';
 
-/** An installed package's `require` at a chunk's top (esbuild's, for an `import` of it). */
-const PACKAGE_NAMES = RUNTIME_DEPENDENCIES.map((name) => name.replaceAll('.', '\\.')).join('|');
+/**
+ * Node's modules examctl uses only on some paths, each loaded with what it requires when first used: a
+ * three-user dry run reads neither (`createRequire` for csv-parse and ipaddr.js, a retry's sleep), and
+ * requiring them cost it ~0.4-0.6 ms each (bench/README.md, "Issue 82 item 4: caches made by the start-ups").
+ */
+const LAZY_BUILTINS = ['node:module', 'node:timers/promises'];
+/** An installed package's or a LAZY_BUILTINS module's `require` at a chunk's top (esbuild's, for an `import` of it). */
+const PACKAGE_NAMES = [...RUNTIME_DEPENDENCIES, ...LAZY_BUILTINS].map((name) => name.replaceAll('.', '\\.')).join('|');
 const PACKAGE_REQUIRE = new RegExp(
   `var (import_[\\w$]+)=((?:__toESM\\()?require\\("(?:${PACKAGE_NAMES})"\\)\\)?)`,
   'g',
@@ -281,9 +288,9 @@ const PACKAGE_REQUIRE = new RegExp(
 const LAZY_PACKAGE = 'var __lazyPackage=(load,loaded)=>new Proxy({},{get:(_,key)=>(loaded??=load())[key]});';
 
 /**
- * Each installed package (ipaddr.js, imported by src/domain/text-rules.ts) required on the first
- * use of one of its exports, not when its chunk loads: a run that checks no IPv6 address never
- * resolves nor compiles it (installed packages have no code cache).
+ * Each installed package (ipaddr.js, imported by src/domain/text-rules.ts) and each of LAZY_BUILTINS
+ * required on the first use of one of its exports, not when its chunk loads: a run that checks no IPv6
+ * address never resolves nor compiles it (installed packages have no code cache).
  */
 function lazyPackages(code) {
   const lazy = code.replace(PACKAGE_REQUIRE, 'var $1=__lazyPackage(()=>$2)');
@@ -580,8 +587,9 @@ function load(name) {
  * The training run's loader (trainCodeCache): the packs from TRAIN_SCRIPT's directory (packed.json
  * beside it), compiled as the program's own loader compiles them, with the cache an earlier
  * training run wrote; as the process exits, each loaded pack's cache is written into TRAIN_CACHE
- * (a directory): what every run so far compiled (the remote run's, the dry run's, --help's). The
- * chunks' directory is TRAIN_MODULE_DIR (the npm install's dist/bundle), else the executable's.
+ * (a directory): what every run so far compiled (the dry run's, --help's). With TRAIN_NEW_ONLY (the
+ * remote run, last) only the packs no earlier run loaded get one. The chunks' directory is
+ * TRAIN_MODULE_DIR (the npm install's dist/bundle), else the executable's.
  */
 export const PACK_TRAINER = `'use strict';
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
@@ -590,9 +598,15 @@ const dir = process.env.TRAIN_MODULE_DIR || join(process.execPath, 'dist', 'bund
 const builtin = require('node:module').createRequire(join(dir, 'packed.json'));
 const PACKED = JSON.parse(readFileSync(join(from, '..', 'packed.json'), 'utf8'));
 const cacheOf = (name) => join(process.env.TRAIN_CACHE, name + '.cache');
-const chunk = (name) => [readFileSync(join(from, name), 'utf8'), existsSync(cacheOf(name)) ? readFileSync(cacheOf(name)) : undefined];
+const uncached = new Set();
+const chunk = (name) => {
+  if (existsSync(cacheOf(name))) return [readFileSync(join(from, name), 'utf8'), readFileSync(cacheOf(name))];
+  uncached.add(name);
+  return [readFileSync(join(from, name), 'utf8'), undefined];
+};
 process.on('exit', () => {
-  for (const [name, compiled] of scripts) writeFileSync(cacheOf(name), compiled.createCachedData());
+  for (const [name, compiled] of scripts)
+    if (!process.env.TRAIN_NEW_ONLY || uncached.has(name)) writeFileSync(cacheOf(name), compiled.createCachedData());
 });
 process.argv.splice(1, 0, process.env.TRAIN_SCRIPT);
 load(require('node:path').basename(process.env.TRAIN_SCRIPT));
@@ -609,11 +623,15 @@ function trainingTarget(remote) {
 /**
  * Writes into `cache` (a directory) V8's code cache of each pack `script` (the entry pack of a
  * packChunks program) loads as `node` runs it with `trainer` (PACK_TRAINER), after training runs:
- * a remote `user sync` of fixtures/users.csv against a loopback server in this process (examctl's
- * main job; the other commands share most of its code: flags, readers, rules, journal), then
- * `alsoRuns` (argument lists run after that one, in turn); `env`: what the trainer is told beside.
+ * `startRuns` (argument lists, in turn, each from the caches the runs before wrote: the start-ups
+ * measured against `node -e 0`), then a remote `user sync` of fixtures/users.csv against a loopback
+ * server in this process, which makes the caches of the packs only it loads (undici, the client) and
+ * leaves the others as the start-up runs made them: a pack's cache is deserialized whole at each
+ * load, so a dry run would pay for the send path's functions at every start, while a remote run
+ * compiles those once, lazily (bench/README.md, "Issue 82 item 4: caches made by the start-ups").
+ * `env`: what the trainer is told beside.
  */
-export async function trainCodeCache(node, script, cache, trainer, alsoRuns = [], env = {}) {
+export async function trainCodeCache(node, script, cache, trainer, startRuns = [], env = {}) {
   // The answer names the user sent: one naming another fails the record (docs/remote.md).
   const server = createServer((req, res) => {
     let body = '';
@@ -645,7 +663,7 @@ export async function trainCodeCache(node, script, cache, trainer, alsoRuns = []
       '--yes',
       '--no-input',
     ];
-    for (const args of [remote, ...alsoRuns]) {
+    for (const args of [...startRuns, remote]) {
       const child = spawn(node, ['-e', trainer, ...args], {
         stdio: ['ignore', 'ignore', 'pipe'],
         cwd: scratch,
@@ -656,6 +674,7 @@ export async function trainCodeCache(node, script, cache, trainer, alsoRuns = []
           TRAIN_CACHE: cache,
           ...env,
           ...trainingTarget(args === remote),
+          ...(args === remote ? { TRAIN_NEW_ONLY: '1' } : {}),
           EXAMCTL_CONFIG_DIR: join(scratch, 'config'),
           EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
           HOME: scratch,
@@ -676,11 +695,11 @@ export async function trainCodeCache(node, script, cache, trainer, alsoRuns = []
 /**
  * The code-cached program bin/examctl runs under the Node that built it: the same program as
  * packChunks' packs in dist/bundle/packed/ (packed.json: each chunk's pack), each with V8's code
- * cache of it made here by training runs (a remote `user sync`, a dry run on the local target,
- * `--help`), as the one-file executable's are: a start compiles only the packs it loads, each
+ * cache of it made here by training runs (a dry run on the local target and `--help`, then a remote
+ * `user sync` for the packs only it loads), as the one-file executable's are: a start compiles only the packs it loads, each
  * from its cache (`--version` its entry pack alone). Node 20 has no compile cache for modules
  * (module.enableCompileCache is Node 22), hence scripts. A cache is valid for one Node build:
- * code-cache.json names it, with each pack's and cache's SHA-256 (V8 checks a cache only against
+ * code-cache.json names it, with each pack's and cache's CRC-32 (V8 checks a cache only against
  * its script's length: bin/examctl uses a cache only with the pack it was made for).
  */
 async function buildCodeCachedPacks() {
@@ -700,9 +719,9 @@ async function buildCodeCachedPacks() {
     ],
     { TRAIN_MODULE_DIR: BUNDLE_DIR },
   );
-  const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const crcOf = (file) => crc32(readFileSync(file));
   const cached = (file) =>
-    existsSync(join(packedDir, `${file}.cache`)) ? sha256(join(packedDir, `${file}.cache`)) : null;
+    existsSync(join(packedDir, `${file}.cache`)) ? crcOf(join(packedDir, `${file}.cache`)) : null;
   const manifest = {
     node: process.version,
     v8: process.versions.v8,
@@ -710,7 +729,7 @@ async function buildCodeCachedPacks() {
     arch: process.arch,
     packed,
     packs: Object.fromEntries(
-      [...files.keys()].sort().map((file) => [file, { sha256: sha256(join(packedDir, file)), cache: cached(file) }]),
+      [...files.keys()].sort().map((file) => [file, { crc32: crcOf(join(packedDir, file)), cache: cached(file) }]),
     ),
   };
   writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -216,8 +216,8 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   const caches = target === HOST ? join(work, `${target}.caches`) : undefined;
   if (caches !== undefined) {
     mkdirSync(caches, { recursive: true });
-    // After the remote run, a dry run on the local target (its chunks: the store, the engine) and
-    // --help (commander's help; `--` keeps node from taking it for its own).
+    // A dry run on the local target (its chunks: the store, the engine) and --help (commander's help;
+    // `--` keeps node from taking it for its own), then the remote run for the packs only it loads.
     await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, PACK_TRAINER, [
       ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
       ['--', '--help'],

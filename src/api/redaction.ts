@@ -571,7 +571,8 @@ function redactDeep<T>(root: T, text: (value: string) => string): T {
   return root;
 }
 
-const NO_SECRETS = createRedactor([]);
+/** The gate without a client's secrets, made on first use: a run that shows no review session never builds it. */
+let noSecrets: Redactor | undefined;
 
 /** `withheld` (`sent` without its PINs), its free-text fields redacted where they quote them (docs/security.md). */
 export function pinsRedacted(
@@ -579,8 +580,9 @@ export function pinsRedacted(
   withheld: ReviewSession,
   redacted: { fields: number },
 ): ReviewSession {
-  const gate = withRecordSecrets(NO_SECRETS, sent);
-  if (gate === NO_SECRETS) return withheld;
+  noSecrets ??= createRedactor([]);
+  const gate = withRecordSecrets(noSecrets, sent);
+  if (gate === noSecrets) return withheld;
   const freeText = <T extends Record<string, unknown>>(record: T): T => {
     const copy: Record<string, unknown> = { ...record };
     for (const key of FREE_TEXT_FIELDS) {

@@ -312,7 +312,7 @@ async function copyOfBuiltPackage(dir: string): Promise<string> {
 interface PackManifest {
   node: string;
   packed: Record<string, string>;
-  packs: Record<string, { sha256: string; cache: string | null }>;
+  packs: Record<string, { crc32: number; cache: number | null }>;
 }
 const packManifest = (root = ROOT) =>
   JSON.parse(readFileSync(join(root, 'dist/bundle/code-cache.json'), 'utf8')) as PackManifest;
@@ -440,15 +440,9 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
   it("--version alone compiles no pack and loads no node:crypto; its line is the program's (--debug runs the program)", async () => {
     await inTempDir(async (dir) => {
       for (const flag of ['--version', '-V']) expect(await compiledPacks(dir, [flag])).toEqual([]);
-      const preload = join(dir, 'builtins.cjs');
-      await writeFile(
-        preload,
-        `process.on('exit', () => require('node:fs').writeSync(2, '\\nBUILTINS ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n`,
-      );
-      const bare = await startNode(['--require', preload, BIN, '--version'], dir).done;
+      const bare = await builtinsLoaded(dir, ['--version']);
       expect(bare.code, bare.stderr).toBe(0);
-      const builtins = JSON.parse(/\nBUILTINS (.*)\n/.exec(bare.stderr)![1]!) as string[];
-      expect(builtins.filter((name) => /^NativeModule (crypto|vm)$/.test(name))).toEqual([]);
+      expect(bare.builtins.filter((name) => /^NativeModule (crypto|vm)$/.test(name))).toEqual([]);
       const program = await startNode([BIN, '--version', '--debug'], dir).done;
       expect(program.code, program.stderr).toBe(0);
       expect(bare.stdout).toBe(program.stdout);
@@ -580,6 +574,18 @@ describe('--version and --help load only what they print (issue 62: start-up wit
 });
 
 /** The installed packages (node_modules/NAME) a run through bin/examctl requires: Node's CommonJS cache at exit. */
+/** bin/examctl run with `args`: its exit, stderr and Node's modules loaded (process.moduleLoadList at exit). */
+async function builtinsLoaded(dir: string, args: string[]) {
+  const preload = join(dir, 'builtins.cjs');
+  await writeFile(
+    preload,
+    `process.on('exit', () => require('node:fs').writeSync(2, '\\nBUILTINS ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n`,
+  );
+  const run = await startNode(['--require', preload, BIN, ...args], dir).done;
+  // No list is a failure, never an empty one: every assertion on it could then pass.
+  return { ...run, builtins: JSON.parse(/\nBUILTINS (.*)\n/.exec(run.stderr)![1]!) as string[] };
+}
+
 async function packagesRequired(dir: string, args: string[]): Promise<{ code: number | null; names: string[] }> {
   const preload = join(dir, 'required.cjs');
   await writeFile(
@@ -604,6 +610,20 @@ describe('the installed packages load when a record needs them', () => {
       const run = await packagesRequired(dir, localDryRun(dir, quoted));
       expect(run.code).toBe(0);
       expect(run.names).toContain('csv-parse');
+    });
+  });
+
+  it("a dry run loads neither node:module nor node:timers/promises: each on its first use (csv-parse's createRequire, a retry's sleep)", async () => {
+    await inTempDir(async (dir) => {
+      const plain = await builtinsLoaded(dir, localDryRun(dir, USERS));
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.builtins.filter((name) => /^NativeModule (module|timers\/promises)$/.test(name))).toEqual([]);
+      const quoted = join(dir, 'quoted.csv');
+      const [header, first] = readFileSync(USERS, 'utf8').split('\n');
+      await writeFile(quoted, `${header}\n${first!.replace(/^([^,]*),([^,]*),/, '$1,"$2",')}\n`);
+      const run = await builtinsLoaded(dir, localDryRun(dir, quoted));
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.builtins).toContain('NativeModule module');
     });
   });
 
