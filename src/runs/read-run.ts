@@ -675,12 +675,9 @@ export async function pruneRuns(
       continue;
     }
     if (!expired) continue;
-    let lock: Awaited<ReturnType<typeof lockRun>>;
-    try {
-      lock = await lockRun(runDir(runsDir, id), id);
-    } catch {
-      continue; // taken by a resume meanwhile, or no longer a directory to lock in
-    }
+    // Taken by a resume meanwhile, or no longer a directory to lock in: left.
+    const lock = await lockRun(runDir(runsDir, id), id).catch(() => undefined);
+    if (lock === undefined) continue;
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
     try {
       await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
