@@ -28,13 +28,7 @@ export const ATOMIC_TEMP_PREFIX = '.atomic-';
  */
 export async function removeStaleTemps(path: string): Promise<void> {
   const suffix = `-${basename(path)}`;
-  let names: string[];
-  try {
-    names = await readdir(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await readdir(dirname(path)).catch((): string[] => [])) {
     if (!name.startsWith(ATOMIC_TEMP_PREFIX) || !name.endsWith(suffix)) continue;
     const pid = Number.parseInt(name.slice(ATOMIC_TEMP_PREFIX.length), 10);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
