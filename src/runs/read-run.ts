@@ -495,13 +495,10 @@ export async function listRuns(
 
 /** Run ids in the directory, newest first (ids sort by start time). */
 async function runIds(runsDir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(runsDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const names = await readdir(runsDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${describeSystemError(error, 'directory')}`);
-  }
+  });
   return names.filter(isRunId).sort().reverse();
 }
 

@@ -168,13 +168,10 @@ export class RunJournal {
    * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
    */
   static async lockForResume(runsDir: string, id: string) {
-    let lock: StoreLock;
-    try {
-      lock = await lockRun(runDir(runsDir, id), id);
-    } catch (error) {
-      // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
+    // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
+    const lock = await lockRun(runDir(runsDir, id), id).catch((error: unknown) => {
       throw cannotWrite(runDir(runsDir, id), error);
-    }
+    });
     const file = journalPath(runsDir, id);
     return {
       release: () => lock.release(),
