@@ -186,11 +186,7 @@ export async function directoryProblem(
     if (code === 'ENOTDIR') return `${path} is not a directory`;
     return `cannot open ${path}: ${describeSystemError(error, 'directory')}`;
   }
-  try {
-    return await openedProblem(path, handle, context, options);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  return openedProblem(path, handle, context, options).finally(() => handle.close().catch(() => undefined));
 }
 
 /** Throws UntrustedPlaceError for a directory place that fails the rule (see directoryProblem). */
