@@ -117,17 +117,13 @@ export async function readJournal(
 ): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
-  let handle: FileHandle;
-  try {
-    // Never a FIFO or device (it would hang the read past any signal): refused, naming it.
-    handle = await openRegularFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
-    throw code === 'ENOENT'
+  // Never a FIFO or device (it would hang the read past any signal): refused, naming it.
+  const handle = await openRegularFile(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOTREG') throw new RunJournalError(error.message);
+    throw error.code === 'ENOENT'
       ? noRun(id, runsDir)
       : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
-  }
+  });
   let header: RunHeaderLine | undefined;
   let end: EndLine | undefined;
   let validLength = 0;

@@ -109,11 +109,9 @@ export class RunJournal {
     commit: GroupCommit = DEFAULT_GROUP_COMMIT,
     now: Date = new Date(),
   ): Promise<RunJournal> {
-    try {
-      await mkdir(runsDir, { recursive: true, mode: 0o700 });
-    } catch (error) {
+    await mkdir(runsDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
       throw cannotWrite(runsDir, error);
-    }
+    });
     let id = newRunId(now);
     // Two runs in one millisecond: the random part differs, or a retry picks another.
     for (let attempt = 0; ; attempt++) {
