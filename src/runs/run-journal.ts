@@ -64,15 +64,13 @@ export type NewRunHeader = Pick<
 /** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
 export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   const lock = new StoreLock(dir, 0);
-  try {
-    await lock.acquire();
-  } catch (error) {
+  await lock.acquire().catch(async (error: unknown) => {
     if (!(error instanceof StoreLockedError)) throw error;
     const holder = await readLockInfo(join(dir, LOCK_FILE));
     const who =
       typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
     throw new RunJournalError(`run ${id} is being run by ${who}; wait for it to end (or stop it) before resuming`);
-  }
+  });
   return lock;
 }
 
