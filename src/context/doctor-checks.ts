@@ -103,13 +103,10 @@ export async function checkRemote(
         },
   );
 
-  let answer;
-  try {
-    answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
-  } catch (error) {
-    report.checks.push(failedCheck('reachable', error));
-    return report;
-  }
+  const answer = await target.remote
+    .probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime())
+    .catch((error: unknown) => void report.checks.push(failedCheck('reachable', error)));
+  if (answer === undefined) return report;
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
   const via = answer.proxy === undefined ? '' : ` via proxy ${answer.proxy}`;
   if (answer.kind === 'unreachable') {

@@ -111,19 +111,14 @@ export async function untrustedPlaces(places: readonly TrustedPlace[], env: Env)
   const context = currentTrustContext(env);
   const found: string[] = [];
   for (const place of places) {
-    let problem: string | undefined;
-    if (place.kind === 'directory') problem = await directoryProblem(place.path, context);
-    else {
-      const handle = await open(place.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
-      if (handle === undefined) problem = await directoryProblem(dirname(place.path), context);
-      else {
-        try {
-          problem = await openedProblem(place.path, handle, context);
-        } finally {
-          await handle.close();
-        }
-      }
-    }
+    const handle =
+      place.kind === 'directory'
+        ? undefined
+        : await open(place.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+    const problem =
+      handle === undefined
+        ? await directoryProblem(place.kind === 'directory' ? place.path : dirname(place.path), context)
+        : await openedProblem(place.path, handle, context).finally(() => handle.close());
     if (problem !== undefined) found.push(`${place.what} ${place.path} is not trusted: ${problem}`);
   }
   return found;

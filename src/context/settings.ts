@@ -49,9 +49,10 @@ export const SETTING_KEYS = {
 } as const;
 /** The one-value settings. */
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
-export const VALUE_KEYS = Object.values(SETTING_KEYS).filter(
-  (key): key is ValueKey => key !== 'mapFile' && key !== 'map' && key !== 'set',
+const VALUE_FLAGS = Object.entries(SETTING_KEYS).filter(
+  (entry): entry is [string, ValueKey] => entry[1] !== 'mapFile' && entry[1] !== 'map' && entry[1] !== 'set',
 );
+export const VALUE_KEYS = VALUE_FLAGS.map(([, key]) => key);
 type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
 /** `unused`: the variables naming another target. */
@@ -209,8 +210,7 @@ export function settingText(
 
 function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {
   const values: Record<string, Setting<unknown>> = {};
-  for (const [flag, key] of Object.entries(SETTING_KEYS) as [string, ValueKey | 'mapFile' | 'map' | 'set'][]) {
-    if (key === 'mapFile' || key === 'map' || key === 'set') continue;
+  for (const [flag, key] of VALUE_FLAGS) {
     const given = flags[key];
     // --ignore-unknown-columns has no "off": not given leaves the profile's.
     if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false))

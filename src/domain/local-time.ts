@@ -148,8 +148,10 @@ export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous',
     : `${what} happens twice in ${timeZone} (the clocks go back); write the time with its offset`;
 }
 
-type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'mm' | 'ss';
-const TOKENS: readonly Token[] = ['YYYY', 'MM', 'DD', 'HH', 'mm', 'ss'];
+/** Each `--date-format` token and the wall clock's field it reads and writes, in an ISO text's order. */
+const TOKEN_FIELDS = { YYYY: 'y', MM: 'mo', DD: 'd', HH: 'h', mm: 'mi', ss: 's' } as const;
+type Token = keyof typeof TOKEN_FIELDS;
+const TOKENS = Object.keys(TOKEN_FIELDS) as readonly Token[];
 const TIME_TOKENS: ReadonlySet<Token> = new Set(['HH', 'mm', 'ss']);
 
 type Part = { token: Token } | { literal: string };
@@ -282,13 +284,7 @@ const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
 function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]): WallClock {
   const w: WallClock = { y: 0, mo: 0, d: 0, h: 0, mi: 0, s: 0 };
   order.forEach((token, i) => {
-    const n = Number(groups[i] ?? 0);
-    if (token === 'YYYY') w.y = n;
-    else if (token === 'MM') w.mo = n;
-    else if (token === 'DD') w.d = n;
-    else if (token === 'HH') w.h = n;
-    else if (token === 'mm') w.mi = n;
-    else w.s = n;
+    w[TOKEN_FIELDS[token]] = Number(groups[i] ?? 0);
   });
   return w;
 }
@@ -466,18 +462,11 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
  * the seconds are not 0), as readDateTimeText reads it back.
  */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
-  const tokens: Record<string, string> = {
-    YYYY: pad(w.y, 4),
-    MM: pad(w.mo),
-    DD: pad(w.d),
-    HH: pad(w.h),
-    mm: pad(w.mi),
-    ss: pad(w.s),
-  };
-  const fill = (text: string): string => text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => tokens[token] as string);
+  const fill = (text: string): string =>
+    text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
   if (!withTime) return fill(format.dateText);
   if (format.dateTime !== undefined) return fill(format.text);
-  return `${fill(format.dateText)} ${tokens['HH']}:${tokens['mm']}${w.s === 0 ? '' : `:${tokens['ss']}`}`;
+  return `${fill(format.dateText)} ${fill(w.s === 0 ? 'HH:mm' : 'HH:mm:ss')}`;
 }
 
 /** An example start as the admin would type it (`25.01.2027 14:00` for DD.MM.YYYY), for a prompt. */

@@ -3,6 +3,7 @@ import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget 
 import type { RecordedValue } from './recorded-options.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { isHead } from '../domain/store-head.js';
+import { decodeChecksummedLine } from '../system/checksummed-line.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;
@@ -174,10 +175,13 @@ const isUnchangedLine = (body: Record<string, unknown>): boolean =>
   body.r.every((value, k) => k % 3 !== 2 || (value as number) < (body.since as unknown[]).length);
 
 /**
- * The line's kind checked with the fields the reader relies on; a reason when it is not a
- * line this version writes (a newer examctl's journal, or damage the checksum missed).
+ * A journal line (its bytes, without the newline) decoded, its kind checked with the fields the reader relies
+ * on; a reason when it is not a line this version writes (damage, or a newer examctl's journal).
  */
-export function checkJournalLine(body: unknown, first: boolean): RunJournalLine | string {
+export function checkJournalLine(bytes: Buffer, first: boolean): RunJournalLine | string {
+  const decoded = decodeChecksummedLine(bytes);
+  if (!decoded.ok) return decoded.reason;
+  const body = decoded.body;
   if (!isPlainObject(body) || typeof body.t !== 'string') return 'not a run journal line';
   if (first !== (body.t === 'run')) return first ? 'the first line is not a run header' : 'a second run header';
   const line = body as unknown as RunJournalLine;

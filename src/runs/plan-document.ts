@@ -148,12 +148,9 @@ export class PlanWriter {
 
   static async open(path: string, header: PlanHeader): Promise<PlanWriter> {
     const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-    let handle: FileHandle;
-    try {
-      handle = await open(temp, 'wx', 0o600);
-    } catch (error) {
-      throw new UsageError(`--plan-out ${path}: cannot write it (${(error as Error).message})`);
-    }
+    const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
+      throw new UsageError(`--plan-out ${path}: cannot write it (${error.message})`);
+    });
     const writer = new PlanWriter(path, temp, handle);
     const lines = Object.entries(header).map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`);
     await writer.write(`{\n${lines.join('')}  "items": [`);

@@ -2,7 +2,6 @@ import type { ErrorCodeId } from '../system/error-codes.js';
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
 import {
   noDefiniteAnswerReason,
@@ -118,17 +117,13 @@ export async function readJournal(
 ): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
-  let handle: FileHandle;
-  try {
-    // Never a FIFO or device (it would hang the read past any signal): refused, naming it.
-    handle = await openRegularFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
-    throw code === 'ENOENT'
+  // Never a FIFO or device (it would hang the read past any signal): refused, naming it.
+  const handle = await openRegularFile(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOTREG') throw new RunJournalError(error.message);
+    throw error.code === 'ENOENT'
       ? noRun(id, runsDir)
       : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
-  }
+  });
   let header: RunHeaderLine | undefined;
   let end: EndLine | undefined;
   let validLength = 0;
@@ -138,9 +133,7 @@ export async function readJournal(
       // A write a kill cut short (the newline is its last byte): never acknowledged, so a sent
       // line in it went out with no request, and an outcome in it is resent. Ignored.
       if (!raw.terminated) return;
-      const decoded = decodeChecksummedLine(raw.bytes);
-      if (!decoded.ok) throw damagedAt(file, raw.lineNo, decoded.reason);
-      const line = checkJournalLine(decoded.body, raw.lineNo === 1);
+      const line = checkJournalLine(raw.bytes, raw.lineNo === 1);
       if (typeof line === 'string') throw damagedAt(file, raw.lineNo, line);
       validLength = raw.end;
       switch (line.t) {
@@ -248,13 +241,7 @@ export class RunIndex {
     if (flags === 0) return undefined;
     const at = this.states.offset(n);
     const bytes = this.lines.lineAt(at);
-    const decoded = bytes === undefined ? undefined : decodeChecksummedLine(bytes);
-    const line =
-      decoded === undefined
-        ? 'changed while it was read'
-        : decoded.ok
-          ? checkJournalLine(decoded.body, at === 0)
-          : decoded.reason;
+    const line = bytes === undefined ? 'changed while it was read' : checkJournalLine(bytes, at === 0);
     if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
     // The deciding line of an item withdrawn is its unsent line only with its reason (scanRun).
     const ref =
@@ -504,13 +491,10 @@ export async function listRuns(
 
 /** Run ids in the directory, newest first (ids sort by start time). */
 async function runIds(runsDir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(runsDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const names = await readdir(runsDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${describeSystemError(error, 'directory')}`);
-  }
+  });
   return names.filter(isRunId).sort().reverse();
 }
 
@@ -684,12 +668,9 @@ export async function pruneRuns(
       continue;
     }
     if (!expired) continue;
-    let lock: Awaited<ReturnType<typeof lockRun>>;
-    try {
-      lock = await lockRun(runDir(runsDir, id), id);
-    } catch {
-      continue; // taken by a resume meanwhile, or no longer a directory to lock in
-    }
+    // Taken by a resume meanwhile, or no longer a directory to lock in: left.
+    const lock = await lockRun(runDir(runsDir, id), id).catch(() => undefined);
+    if (lock === undefined) continue;
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
     try {
       await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
@@ -715,8 +696,7 @@ const MAX_END_BYTES = 64 * 1024;
 async function quickRun(runsDir: string, id: string) {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
-  const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);
-  const line = end?.ok === true ? checkJournalLine(end.body, false) : undefined;
+  const line = lines.last === undefined ? undefined : checkJournalLine(lines.last, false);
   if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return undefined;
   const { total, ok, partial, failed, skipped } = line.summary;
   if (![total, ok, partial, failed, skipped].every(isCount)) return undefined;
@@ -738,8 +718,7 @@ async function firstAndLastLines(
   try {
     const size = (await handle.stat()).size;
     const first = new LineReader(handle, Math.min(size, MAX_HEADER_BYTES)).lineAt(0);
-    const decoded = first === undefined ? undefined : decodeChecksummedLine(first);
-    const header = decoded?.ok === true ? checkJournalLine(decoded.body, true) : undefined;
+    const header = first === undefined ? undefined : checkJournalLine(first, true);
     if (typeof header !== 'object' || header.t !== 'run') return undefined;
     if (!last) return { header };
     const tail = Buffer.alloc(Math.min(size, MAX_END_BYTES));

@@ -64,15 +64,13 @@ export type NewRunHeader = Pick<
 /** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
 export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   const lock = new StoreLock(dir, 0);
-  try {
-    await lock.acquire();
-  } catch (error) {
+  await lock.acquire().catch(async (error: unknown) => {
     if (!(error instanceof StoreLockedError)) throw error;
     const holder = await readLockInfo(join(dir, LOCK_FILE));
     const who =
       typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
     throw new RunJournalError(`run ${id} is being run by ${who}; wait for it to end (or stop it) before resuming`);
-  }
+  });
   return lock;
 }
 
@@ -109,11 +107,9 @@ export class RunJournal {
     commit: GroupCommit = DEFAULT_GROUP_COMMIT,
     now: Date = new Date(),
   ): Promise<RunJournal> {
-    try {
-      await mkdir(runsDir, { recursive: true, mode: 0o700 });
-    } catch (error) {
+    await mkdir(runsDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
       throw cannotWrite(runsDir, error);
-    }
+    });
     let id = newRunId(now);
     // Two runs in one millisecond: the random part differs, or a retry picks another.
     for (let attempt = 0; ; attempt++) {
@@ -168,13 +164,10 @@ export class RunJournal {
    * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
    */
   static async lockForResume(runsDir: string, id: string) {
-    let lock: StoreLock;
-    try {
-      lock = await lockRun(runDir(runsDir, id), id);
-    } catch (error) {
-      // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
+    // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
+    const lock = await lockRun(runDir(runsDir, id), id).catch((error: unknown) => {
       throw cannotWrite(runDir(runsDir, id), error);
-    }
+    });
     const file = journalPath(runsDir, id);
     return {
       release: () => lock.release(),

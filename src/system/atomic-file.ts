@@ -28,13 +28,7 @@ export const ATOMIC_TEMP_PREFIX = '.atomic-';
  */
 export async function removeStaleTemps(path: string): Promise<void> {
   const suffix = `-${basename(path)}`;
-  let names: string[];
-  try {
-    names = await readdir(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await readdir(dirname(path)).catch((): string[] => [])) {
     if (!name.startsWith(ATOMIC_TEMP_PREFIX) || !name.endsWith(suffix)) continue;
     const pid = Number.parseInt(name.slice(ATOMIC_TEMP_PREFIX.length), 10);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
@@ -50,20 +44,15 @@ const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSU
  * directory entry even though the file contents were fsynced.
  */
 export async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(dir, 'r');
-  } catch (error) {
-    if (DIRECTORY_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) return;
+  const unsupported = (error: NodeJS.ErrnoException): undefined => {
+    if (DIRECTORY_SYNC_UNSUPPORTED.has(error.code ?? '')) return undefined;
     throw error;
-  }
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (!DIRECTORY_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
+  };
+  const handle = await open(dir, 'r').catch(unsupported);
+  await handle
+    ?.sync()
+    .catch(unsupported)
+    .finally(() => handle.close());
 }
 
 const FLUSH_AT = 1 << 20;

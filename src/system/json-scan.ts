@@ -487,11 +487,9 @@ export async function parseJsonYielding(text: string, limits: JsonLimits, signal
  */
 export async function scanJsonYielding(text: string, limits: JsonLimits): Promise<void> {
   if (text.length <= YIELD_CHARS) return;
-  try {
-    await scannedInPieces(text, new JsonScanner(limits), undefined);
-  } catch (error) {
+  await scannedInPieces(text, new JsonScanner(limits), undefined).catch((error: unknown) => {
     if (!(error instanceof JsonFault)) throw error;
-  }
+  });
 }
 
 /** Where a key was given twice in one object: its path, its line and the first one's. */

@@ -281,7 +281,7 @@ export class StoreLock {
         if (holder === 'unreadable') {
           if (await this.breakUnreadable(text)) continue;
         } else if (isStale(holder)) {
-          await this.breakStale(holder, text);
+          await this.breakUnder(text, () => lockHasToken(this.lockPath, holder.token));
           continue;
         }
         if (Date.now() >= deadline) throw this.lockedError(holder);
@@ -339,10 +339,6 @@ export class StoreLock {
       await unlink(this.breakPath).catch(() => undefined);
     }
     return true;
-  }
-
-  private async breakStale(stale: LockInfo, text: string): Promise<void> {
-    await this.breakUnder(text, () => lockHasToken(this.lockPath, stale.token));
   }
 
   /** An unreadable LOCK older than UNREADABLE_LOCK_STALE_MS is broken; true when it was. */

@@ -103,14 +103,12 @@ export async function openOutputFile(path: string, options: OutputFileOptions = 
  */
 async function openInPlace(named: string, path: string): Promise<Writable> {
   const openNow = promisify(openFd);
-  let fd: number;
-  try {
-    fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO')
-      throw refused('a FIFO no process reads; start its reader first');
-    throw error;
-  }
+  let fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENXIO') throw refused('a FIFO no process reads; start its reader first');
+      throw error;
+    },
+  );
   const entry = fstatSync(fd);
   // A pipe through the event loop: a full pipe waits for its reader.
   if (entry.isFIFO()) {

@@ -57,14 +57,10 @@ export async function openRegularFile(path: string, options: RegularOpenOptions 
 
 async function openChecked(path: string, options: RegularOpenOptions): Promise<{ handle: FileHandle; stat: Stats }> {
   const flags = (options.flags ?? constants.O_RDONLY) | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
-  let handle: FileHandle;
-  try {
-    handle = await open(path, flags, options.mode ?? 0o666);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !options.followLinks)
-      throw new NotRegularFileError(path, 'a symbolic link');
+  const handle = await open(path, flags, options.mode ?? 0o666).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP' && !options.followLinks) throw new NotRegularFileError(path, 'a symbolic link');
     throw error;
-  }
+  });
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new NotRegularFileError(path, kindOf(stat));

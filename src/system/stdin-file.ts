@@ -119,11 +119,7 @@ export async function spoolPipe(
           })(),
         )
       : socket;
-  try {
-    return await spoolStdin(bytes, signal, file);
-  } finally {
-    socket.destroy();
-  }
+  return spoolStdin(bytes, signal, file).finally(() => socket.destroy());
 }
 
 /**

@@ -69,9 +69,9 @@ export function entryProblem(
 
 /*
  * The walks up (an entry and its directory per level, each place's real path) make their calls
- * synchronously: a few dozen metadata calls a start (issue 82: ~60 of a dry run's ~85 thread-pool round
- * trips, each a wake-up of a pool thread and of the event loop, several times the call's own cost). Any
- * failure is "not there", as before.
+ * synchronously: a few dozen metadata calls a start (~60 of a dry run's ~85 thread-pool round trips,
+ * each a wake-up of a pool thread and of the event loop, several times the call's own cost). Any
+ * failure is "not there".
  */
 const statOf = (path: string): Stats | undefined => tried(() => statSync(path));
 const lstatOf = (path: string): Stats | undefined => tried(() => lstatSync(path));
@@ -186,11 +186,7 @@ export async function directoryProblem(
     if (code === 'ENOTDIR') return `${path} is not a directory`;
     return `cannot open ${path}: ${describeSystemError(error, 'directory')}`;
   }
-  try {
-    return await openedProblem(path, handle, context, options);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  return openedProblem(path, handle, context, options).finally(() => handle.close().catch(() => undefined));
 }
 
 /** Throws UntrustedPlaceError for a directory place that fails the rule (see directoryProblem). */
