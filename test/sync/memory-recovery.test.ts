@@ -346,7 +346,7 @@ describe('synced adopt', () => {
 
   it('on a local store only a row the store holds as the file gives it is adopted: the rest named with their fields (exit 1), the next night sends them', () =>
     withTempDir(async (dir) => {
-      // File A, 20 users; m11: 3 rows changed, 2 users left out (disabled by the night).
+      // File A, 20 users; m11: 3 rows changed (mr-7 in 4 fields), 2 users left out (disabled by the night).
       const a = rows(20);
       writeUsers(dir, 'a.csv', a);
       const changed = new Set(['mr-4', 'mr-7', 'mr-9']);
@@ -355,7 +355,7 @@ describe('synced adopt', () => {
         .map(([id, links]): [string, string] => [id, changed.has(id) && id !== 'mr-9' ? 'H-NORTH:coordinator' : links]);
       writeFileSync(
         join(dir, 'm11.csv'),
-        `${[HEADER, ...m11.map(([id, links]) => `${id},${changed.has(id) ? 'Renamed' : 'First'},Last ${id},${id}@example.test,name-${id},Candidate,${links}`)].join('\n')}\n`,
+        `${[HEADER, ...m11.map(([id, links]) => `${id},${changed.has(id) ? 'Renamed' : 'First'},Last ${id}${id === 'mr-7' ? ' Moved' : ''},${id}@${id === 'mr-7' ? 'moved' : 'example'}.test,name-${id},Candidate,${links}`)].join('\n')}\n`,
       );
       const sync = (file: string, ...more: string[]) =>
         cli(dir, ['user', 'sync', '--file', file, ...local(), ...nightly, '--max-disable', '100%', '--yes', ...more]);
@@ -402,6 +402,8 @@ describe('synced adopt', () => {
       // mr-4: FirstName and a link (H-SOUTH becomes H-NORTH:coordinator); mr-9: FirstName only.
       const fields = (id: string) => document.notAdopted.find((row) => row.id === id)?.errors[0]?.message ?? '';
       expect(fields('mr-4')).toContain('FirstName, Hierarchies');
+      // mr-7: four fields differ, three named then a count.
+      expect(fields('mr-7')).toContain('FirstName, LastName, Email and 1 more');
       expect(fields('mr-9')).toContain('FirstName');
       expect(fields('mr-9')).not.toContain('Hierarchies');
       expect(adopted.stderr).toContain('m11.csv:6 [mr-4]: not adopted: FirstName');
