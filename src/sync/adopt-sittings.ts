@@ -1,13 +1,15 @@
 /**
  * `synced adopt` and `adopt-schedules` on a local store (docs/sync.md, "When the memory is lost"):
- * a user or schedule it does not hold, or candidates it does not register, are not adopted (each
- * named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
+ * a user or schedule it does not hold, a user it holds with other values than the row's, or
+ * candidates it does not register, are not adopted (each named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
  * cannot tell.
  */
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
 import { scheduleEntryOf, type AdoptInput } from './adopt.js';
+import type { MemoryEntry } from './memory-lines.js';
+import { storedBefore, userChanges } from './user-changes.js';
 
 /** How many missing candidates a refusal names. */
 const NAMED = 5;
@@ -16,14 +18,47 @@ const never = 'never pushed there, so there is nothing to adopt';
 
 type EntryOf<P> = AdoptInput<P>['entryOf'];
 
-/** `synced adopt`'s entryOf, checked against the local store's `directory` (null: a remote target, not checked). */
+/** How many differing fields a refusal names. */
+const FIELDS_NAMED = 3;
+
+/**
+ * The fields of `user` the store's record does not hold as its request would set them (userChanges
+ * against the store's whole record): a login is enabled unless the row disables it or the memory
+ * keeps it disabled by examctl (`before`: the next night sends it enabled). The password is never
+ * compared: the store keeps no value to compare it with.
+ */
+function differingFields(
+  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>,
+  user: UserRequest,
+  before: MemoryEntry | undefined,
+): string[] | null {
+  const held = storedBefore(directory.storedUserOf(user.ExternalId), directory.membershipsOf(user.ExternalId));
+  if (held === undefined) return null;
+  const sets = { ...user, DisableLogin: user.DisableLogin ?? before?.disabled === true };
+  return (userChanges(held, sets) ?? []).map((change) => change.field).filter((field) => field !== 'Password');
+}
+
+/**
+ * `synced adopt`'s entryOf, checked against the local store's `directory` (null: a remote target, not
+ * checked): a user it does not hold, or (`compare`) holds with other values, is not adopted.
+ */
 export function usersOnStore(
   entryOf: EntryOf<UserRequest>,
-  directory: Pick<LocalDirectory, 'userOf'> | null,
+  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'> | null,
+  compare: boolean,
 ): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
   const absent = { field: 'ExternalId', code: null, message: `not on the local store: ${never} (user sync sends it)` };
-  return (user, before) => (directory.userOf(user.ExternalId) === null ? absent : entryOf(user, before));
+  return (user, before) => {
+    const fields = differingFields(directory, user, before);
+    if (fields === null) return absent;
+    if (!compare || fields.length === 0) return entryOf(user, before);
+    return {
+      field: fields[0]!,
+      code: null,
+      message: `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as this row gives them, so there is nothing to adopt (user sync sends it)`,
+    };
+  };
 }
 
 /** scheduleEntryOf, checked against the local store's `directory` (null: a remote target, not checked). */

@@ -383,13 +383,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * With --disable-missing, DisableLogin false goes to each user of a full run, and to
-   * one whose verdict was distrusted (a store restored) unless a local store has it enabled.
+   * With --disable-missing, DisableLogin false goes to each user of a full run, to one whose
+   * verdict was distrusted (a store restored) unless a local store has it enabled, and to one the
+   * memory does not know that a local store has disabled (a row `synced adopt` did not adopt).
    */
   private enables(id: string, digest: string | undefined): boolean {
     if (this.flags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
-    return digest === '' && (this.beforeView === null || this.beforeView.storedUserOf(id)?.DisableLogin === true);
+    const disabledHere = this.beforeView?.storedUserOf(id)?.DisableLogin === true;
+    return digest === undefined ? disabledHere : digest === '' && (this.beforeView === null || disabledHere);
   }
 
   /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */

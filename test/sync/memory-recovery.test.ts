@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
@@ -342,6 +342,94 @@ describe('synced adopt', () => {
       expect(night.code, night.stderr).toBe(0);
       const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
       expect(items.filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['mr-2']);
+    }));
+
+  it('on a local store only a row the store holds as the file gives it is adopted: the rest named with their fields (exit 1), the next night sends them', () =>
+    withTempDir(async (dir) => {
+      // File A, 20 users; m11: 3 rows changed (mr-7 in 4 fields), 2 users left out (disabled by the night).
+      const a = rows(20);
+      writeUsers(dir, 'a.csv', a);
+      const changed = new Set(['mr-4', 'mr-7', 'mr-9']);
+      const m11 = a
+        .filter(([id]) => id !== 'mr-18' && id !== 'mr-19')
+        .map(([id, links]): [string, string] => [id, changed.has(id) && id !== 'mr-9' ? 'H-NORTH:coordinator' : links]);
+      writeFileSync(
+        join(dir, 'm11.csv'),
+        `${[HEADER, ...m11.map(([id, links]) => `${id},${changed.has(id) ? 'Renamed' : 'First'},Last ${id}${id === 'mr-7' ? ' Moved' : ''},${id}@${id === 'mr-7' ? 'moved' : 'example'}.test,name-${id},Candidate,${links}`)].join('\n')}\n`,
+      );
+      const sync = (file: string, ...more: string[]) =>
+        cli(dir, ['user', 'sync', '--file', file, ...local(), ...nightly, '--max-disable', '100%', '--yes', ...more]);
+      const restoreLosingMemory = (copy: string) => {
+        rmSync(join(dir, 'store'), { recursive: true });
+        cpSync(join(dir, copy), join(dir, 'store'), { recursive: true });
+        rmSync(join(dir, 'synced'), { recursive: true });
+      };
+      // Every row of `file` as the store holds it: its first name, enabled, each link of its cell.
+      const expectHeld = async (file: readonly (readonly [string, string])[], renamed: ReadonlySet<string>) => {
+        const users = (
+          JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as {
+            Users: {
+              ExternalId: string;
+              FirstName: string;
+              DisableLogin?: boolean;
+              Hierarchies?: { ExternalId: string }[];
+            }[];
+          }
+        ).Users;
+        for (const [id, links] of file) {
+          const user = users.find((each) => each.ExternalId === id);
+          expect(user?.FirstName, id).toBe(renamed.has(id) ? 'Renamed' : 'First');
+          expect(user?.DisableLogin === true, id).toBe(false);
+          const held = (user?.Hierarchies ?? []).map((link) => link.ExternalId);
+          for (const link of links.split('|').filter((cell) => cell !== ''))
+            expect(held, id).toContain(link.split(':')[0]);
+        }
+      };
+      expect((await sync('a.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+      expect((await sync('m11.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'after-m11'), { recursive: true });
+      // The store back at A's state, the memory lost, m11 adopted.
+      restoreLosingMemory('backup');
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'm11.csv', ...local(), '--json']);
+      expect(adopted.code, adopted.stderr).toBe(1);
+      const document = JSON.parse(adopted.stdout) as {
+        adopted: number;
+        notAdopted: { id: string; errors: { field: string; message: string }[] }[];
+      };
+      expect(document.adopted).toBe(15);
+      expect(document.notAdopted.map((row) => row.id).sort()).toEqual(['mr-4', 'mr-7', 'mr-9']);
+      // mr-4: FirstName and a link (H-SOUTH becomes H-NORTH:coordinator); mr-9: FirstName only.
+      const fields = (id: string) => document.notAdopted.find((row) => row.id === id)?.errors[0]?.message ?? '';
+      expect(fields('mr-4')).toContain('FirstName, Hierarchies');
+      // mr-7: four fields differ, three named then a count.
+      expect(fields('mr-7')).toContain('FirstName, LastName, Email and 1 more');
+      expect(fields('mr-9')).toContain('FirstName');
+      expect(fields('mr-9')).not.toContain('Hierarchies');
+      expect(adopted.stderr).toContain('m11.csv:6 [mr-4]: not adopted: FirstName');
+      // The next night sends exactly those 3: the store then holds every row as m11 gives it.
+      const next = await sync('m11.csv', '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      const items = (JSON.parse(next.stdout) as { items: { id: string; action?: string }[] }).items;
+      expect(
+        items
+          .filter((item) => item.action !== 'unchanged')
+          .map((item) => item.id)
+          .sort(),
+      ).toEqual(['mr-4', 'mr-7', 'mr-9']);
+      await expectHeld(m11, changed);
+      // The other way: the store after m11's night (mr-18, mr-19 disabled), the memory lost, A adopted:
+      // the disabled users A lists and the rows m11 changed are not adopted.
+      restoreLosingMemory('after-m11');
+      const back = await cli(dir, ['synced', 'adopt', '--file', 'a.csv', ...local(), '--json']);
+      expect(back.code, back.stderr).toBe(1);
+      const refused = (JSON.parse(back.stdout) as { notAdopted: { id: string; errors: { message: string }[] }[] })
+        .notAdopted;
+      expect(refused.map((row) => row.id).sort()).toEqual(['mr-18', 'mr-19', 'mr-4', 'mr-7', 'mr-9']);
+      expect(refused.find((row) => row.id === 'mr-18')?.errors[0]?.message).toContain('DisableLogin');
+      const again = await sync('a.csv', '--require-memory');
+      expect(again.code, again.stderr).toBe(0);
+      await expectHeld(a, new Set());
     }));
 
   it("adopt-schedules records a sittings file's schedules with their candidates: the next --changed-only push sends nothing", () =>

@@ -44,13 +44,15 @@ export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, targe
   const population = populationOf(given);
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
-  for (const file of files ?? []) {
+  for (const [index, file] of (files ?? []).entries()) {
     const read = userSyncInput({ file, ...input, ...globals }, deps);
     const source = new RecordSource(() => read.records(), false, 'user sync');
     const adoption = await userAdoption(userUnit, population, tentative === true);
     const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) =>
       unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
-    const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory);
+    // The last file's rows are what the store must hold now; an earlier night's a later one may have changed since.
+    const compare = tentative !== true && index === (files ?? []).length - 1;
+    const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory, compare);
     code = Math.max(
       code,
       await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target),
