@@ -136,15 +136,9 @@ export function memoryStanding(
   store: StoreHead | undefined,
   instance: string | undefined,
 ): Standing {
-  if (
-    seen.length === 0 &&
-    store !== undefined &&
-    instance !== undefined &&
-    recorded !== undefined &&
-    recorded !== instance
-  )
-    return { is: 'other', instance };
-  return standing(seen, store);
+  const ofOther =
+    seen.length === 0 && store !== undefined && instance !== undefined && (recorded ?? instance) !== instance;
+  return ofOther ? { is: 'other', instance } : standing(seen, store);
 }
 
 /**
