@@ -395,9 +395,14 @@ export async function targetInstance(
   create: boolean,
   deps: CommandDeps,
 ): Promise<string | undefined> {
+  if (create && target.kind === 'local') await ensureStore(target.store, deps);
+  return storeInstance(target);
+}
+
+/** A local store's instance id as it is (none: not a local store, or none recorded). */
+export async function storeInstance(target: ReportTarget): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
   const { readStoreInstance } = await import('../engine/local-target.js');
-  if (create) await ensureStore(target.store, deps);
   return readStoreInstance(target.store);
 }
 

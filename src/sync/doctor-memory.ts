@@ -1,10 +1,10 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryPlaceOf, storeHead } from '../context/target.js';
+import { memoryPlaceOf, storeHead, storeInstance } from '../context/target.js';
 import { failedCheck, type DoctorCheck } from '../context/doctor-verdicts.js';
 import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
-import { headsToAsk, standing, standingWords } from './store-standing.js';
+import { headsToAsk, memoryStanding, standingWords } from './store-standing.js';
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 export async function memoryCheck(
@@ -29,9 +29,11 @@ export async function memoryCheck(
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
-      for (const [, { heads }] of populations) {
-        if (!heads) continue;
-        const found = standing(heads, await storeHead(target, headsToAsk(heads), true));
+      const headed = populations.flatMap(([, { heads }]) => (heads ? [heads] : []));
+      // An older examctl's memory (no head): the store instance its header records, if any, tells (memoryStanding).
+      for (const heads of headed.length > 0 ? headed : contents.instance === undefined ? [] : [[]]) {
+        const store = await storeHead(target, headsToAsk(heads), true);
+        const found = memoryStanding(heads, contents.instance, store, await storeInstance(target.report));
         other ||= found.is === 'other';
         const words = standingWords(found, target.kind, contents.entries, kind);
         if (words) warnings.add(words);

@@ -16,8 +16,8 @@ import {
   readMemoryHead,
   removeMemoryFiles,
 } from './memory-access.js';
-import { memoryDir, sameStoreAs, storeHead } from '../context/target.js';
-import { headsToAsk, standing, type SeenHead } from './store-standing.js';
+import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
+import { headsToAsk, memoryStanding, type SeenHead } from './store-standing.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
@@ -73,9 +73,10 @@ export function newestHeads(populations: ReadonlyMap<string, PopulationRecord>):
 }
 
 /**
- * Whether the local store at `target` holds what `memories` record (store-standing.ts): true where it
- * holds one of the newest heads their runs saw, false where none (another store), undefined where
- * nothing tells (no store there, not a local store, no head recorded).
+ * Whether the local store at `target` holds what `memories` record (store-standing.ts, memoryStanding):
+ * true where it holds one of the newest heads their runs saw, false where none or another store instance
+ * than an older examctl's header names (another store), undefined where nothing tells (no store there,
+ * not a local store, neither a head nor an instance recorded).
  */
 export async function heldBy(
   memories: Iterable<MemoryContents>,
@@ -85,11 +86,13 @@ export async function heldBy(
   let held: boolean | undefined;
   for (const contents of memories) {
     const seen = newestHeads(populationsOf(contents));
-    if (seen.length === 0) continue;
+    if (seen.length === 0 && contents.instance === undefined) continue;
     const local = { kind: 'local' as const, store: target.store, report: target };
     const store = await storeHead(local, headsToAsk(seen), false).catch(() => undefined);
     if (store === undefined) return undefined;
-    held = standing(seen, store).is !== 'other';
+    const found = memoryStanding(seen, contents.instance, store, await storeInstance(target).catch(() => undefined));
+    if (found.is === 'unknown') continue;
+    held = found.is !== 'other';
     if (held) return true;
   }
   return held;

@@ -69,7 +69,7 @@ export async function importMemory(
   });
   if ((await heldBy(document.memories.values(), target)) === false) {
     throw new UsageError(
-      `${source}: the store ${targetIdentity(target)} holds none of the store heads this sync memory saw (another store, or one restored to before them all): ` +
+      `${source}: the store ${targetIdentity(target)} is not the one this sync memory is of (it holds none of the store heads the memory saw, or another store instance than an older examctl's memory names; or it was restored to before them all): ` +
         'refused, nothing written (the store holds nothing the memory remembers)',
       { code: 'E2504' },
     );

@@ -45,7 +45,7 @@ import {
   batchTag,
   headsToAsk,
   sentAgain,
-  standing,
+  memoryStanding,
   standingWords,
   undoneBy,
   type SeenHead,
@@ -318,14 +318,15 @@ export abstract class SentMemory<P> {
     // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its,
     // unless its header names the store instance it was of (docs/sync.md, "Where the store stands").
     const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
-    const recorded = unheaded ? this.memory!.instance : undefined;
-    const instance = recorded === undefined ? undefined : await targetInstance(resolved.report, false, this.deps);
-    const ofOther = instance !== undefined && instance !== recorded;
-    const judged = ofOther ? { is: 'other' as const } : standing(seen, store);
+    const judged = memoryStanding(
+      seen,
+      this.memory!.instance,
+      store,
+      unheaded ? await targetInstance(resolved.report, false, this.deps) : undefined,
+    );
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
-    const words = ofOther
-      ? `the sync memory ${this.placed!.name} names another store's instance (an older examctl wrote it; this store's is ${instance}): this memory is not used (everything is sent, as with none)`
-      : unheaded
+    const words =
+      unheaded && judged.is !== 'other'
         ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
         : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
     // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as it is.

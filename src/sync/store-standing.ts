@@ -97,8 +97,11 @@ export type Standing =
       moved: boolean;
       midRun: boolean;
     }
-  /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
-  | { is: 'other' };
+  /**
+   * The store holds none of them: another store, or one restored to before them all (everything goes again);
+   * `instance`: the store's, where it told that alone (memoryStanding).
+   */
+  | { is: 'other'; instance?: string };
 
 /**
  * The one decision. `undone`: the tags of the heads from the newest head the store still holds on (but
@@ -120,6 +123,22 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
       seen.slice(0, held).some((one) => one[1] === run && attemptOf(one[2]) !== attemptOf(attempt)));
   if (held === newest) return { is: 'same', at: seen[held]!, undone, midRun };
   return { is: 'behind', at: seen[held]!, undone, changed, moved: head !== store.head, midRun };
+}
+
+/**
+ * Where the store stands against a memory, for every command (a night, `doctor`, `synced show`, `synced
+ * import`): by the heads its runs saw (`seen`); with none (an older examctl's memory) by the store
+ * instance its header records (`recorded`): another than the store's own (`instance`) is another store.
+ */
+export function memoryStanding(
+  seen: readonly SeenHead[],
+  recorded: string | undefined,
+  store: StoreHead | undefined,
+  instance: string | undefined,
+): Standing {
+  const ofOther =
+    seen.length === 0 && store !== undefined && instance !== undefined && (recorded ?? instance) !== instance;
+  return ofOther ? { is: 'other', instance } : standing(seen, store);
 }
 
 /**
@@ -171,6 +190,8 @@ export function standingWords(
   entries: Iterable<[id: string, entry: { acked?: string | undefined }]>,
   collection: string,
 ): string | undefined {
+  if (found.is === 'other' && found.instance !== undefined)
+    return `the ${store} store is another than the one this sync memory names (an older examctl wrote it, no store head; this store's instance is ${found.instance}): this memory is not used (everything is sent, as with none)`;
   if (found.is === 'other')
     return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
   if (found.is !== 'same' && found.is !== 'behind') return undefined;

@@ -208,7 +208,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     // synced show says so too, before any run (trial26 F08).
     const shown = await examctl(['synced', 'show', ...elsewhere], dir, env);
     expect(shown.stdout).toMatch(
-      /^local store .*store \(of another store: the store there holds none of its heads, so does not use it\): 3 users/m,
+      /^local store .*store \(of another store: the store there holds none of its heads, or is another instance than it names, so does not use it\): 3 users/m,
     );
     const json = JSON.parse((await examctl(['synced', 'show', '--json', ...elsewhere], dir, env)).stdout) as {
       memories: { replaced?: boolean }[];

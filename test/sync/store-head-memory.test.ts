@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -173,6 +173,47 @@ describe("an older examctl's memory (format 2) whose header names another store'
     expect((JSON.parse(second.stdout) as { items: { action?: string }[] }).items.map((item) => item.action)).toEqual([
       'unchanged',
     ]);
+  });
+
+  it('doctor warns E2504, synced show marks it replaced, and an export of it imported here is refused E2504', async () => {
+    const file = placeMemory('instance-of-store-A');
+    const doctor = await examctl(['doctor', '--target', 'local', '--store', 'store', '--json'], dir, env);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; code?: string }[] }).checks;
+    const memoryCheck = checks.find((check) => check.name === 'sync memory');
+    expect(memoryCheck?.status).toBe('warn');
+    expect(memoryCheck?.code).toBe('E2504');
+    const show = await examctl(['synced', 'show', '--json'], dir, env);
+    expect(show.code, show.stderr).toBe(0);
+    const memories = (JSON.parse(show.stdout) as { memories: { file: string; replaced?: boolean }[] }).memories;
+    expect(memories.map((memory) => [memory.file, memory.replaced])).toEqual([[file, true]]);
+    const out = join(dir, 'older.json');
+    const exported = await examctl(
+      ['synced', 'export', '--out', out, '--target', 'local', '--store', 'store'],
+      dir,
+      env,
+    );
+    expect(exported.code, exported.stderr).toBe(0);
+    // The export keeps the instance the older memory names.
+    expect(readFileSync(out, 'utf8')).toContain('instance-of-store-A');
+    const imported = await examctl(
+      ['synced', 'import', out, '--target', 'local', '--store', 'store', '--force'],
+      dir,
+      env,
+    );
+    expect(imported.code).toBe(2);
+    expect(imported.stderr).toContain('E2504');
+    expect(imported.stderr).toContain(out);
+    // Nothing written: the memory there is as it was.
+    expect(readFileSync(file, 'utf8')).toBe(olderMemory('instance-of-store-A'));
+  });
+
+  it("naming this store's instance, doctor does not warn E2504 and synced show does not mark it replaced", async () => {
+    placeMemory((await readStoreInstance(store().store))!);
+    const doctor = await examctl(['doctor', '--target', 'local', '--store', 'store', '--json'], dir, env);
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; code?: string }[] }).checks;
+    expect(checks.find((check) => check.name === 'sync memory')?.code).toBeUndefined();
+    const show = await examctl(['synced', 'show', '--json'], dir, env);
+    expect((JSON.parse(show.stdout) as { memories: { replaced?: boolean }[] }).memories[0]?.replaced).toBeUndefined();
   });
 
   it('--require-memory refuses it (E2504), sending nothing and leaving the memory as it was', async () => {

@@ -12,6 +12,7 @@ import {
   batchTag,
   KEPT_BATCH_HEADS,
   keptHeads,
+  memoryStanding,
   type SeenHead,
   sentAgain,
   standing,
@@ -91,6 +92,22 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     );
     expect(standing([], { head: 'E'.repeat(22), holds: [], changed: [] })).toEqual({ is: 'unknown' });
     expect(standing(seen, undefined)).toEqual({ is: 'unknown' });
+  });
+
+  it("memoryStanding: with no head recorded, another store instance than the memory's is another store; heads decide where recorded", () => {
+    const store = { head: 'E'.repeat(22), holds: [], changed: [] };
+    expect(memoryStanding([], 'instance-A', store, 'instance-B')).toEqual({ is: 'other', instance: 'instance-B' });
+    expect(standingWords(memoryStanding([], 'instance-A', store, 'instance-B'), 'local', [], 'users')).toContain(
+      'instance-B',
+    );
+    expect(memoryStanding([], 'instance-B', store, 'instance-B')).toEqual({ is: 'unknown' });
+    // Nothing recorded, a store without an instance, or no store: nothing tells.
+    expect(memoryStanding([], undefined, store, 'instance-B')).toEqual({ is: 'unknown' });
+    expect(memoryStanding([], 'instance-A', store, undefined)).toEqual({ is: 'unknown' });
+    expect(memoryStanding([], 'instance-A', undefined, 'instance-B')).toEqual({ is: 'unknown' });
+    // A head recorded: the heads decide, whatever instance the header names.
+    const seen: SeenHead[] = [['E'.repeat(22), 'r1', 'attemptA', true]];
+    expect(memoryStanding(seen, 'instance-A', store, 'instance-B').is).toBe('same');
   });
 
   it("ahead: the store names what it changed after the memory's newest head; that goes again, but what the attempt begun there acknowledged", async () => {

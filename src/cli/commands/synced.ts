@@ -49,7 +49,9 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
         ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)`
         : '';
     const replaced =
-      'replaced' in memory ? ' (of another store: the store there holds none of its heads, so does not use it)' : '';
+      'replaced' in memory
+        ? ' (of another store: the store there holds none of its heads, or is another instance than it names, so does not use it)'
+        : '';
     await printLine(
       deps,
       `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`,
