@@ -148,7 +148,7 @@ function checkString(value: string, base: string, index: number, name: string, f
   if (isSpreadsheetError(value)) {
     found.problems.push({
       field: pathOf(base, index),
-      code: null,
+      code: ErrorCode.CellNotReadable,
       message: `${name} holds ${secret ? "a spreadsheet's error value" : `the spreadsheet error ${value.trim()}`} (a formula that failed, or a cell examctl could not read): type the value`,
     });
     return value;

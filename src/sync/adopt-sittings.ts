@@ -4,6 +4,7 @@
  * named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
  * cannot tell.
  */
+import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
@@ -22,7 +23,11 @@ export function usersOnStore(
   directory: Pick<LocalDirectory, 'userOf'> | null,
 ): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
-  const absent = { field: 'ExternalId', code: null, message: `not on the local store: ${never} (user sync sends it)` };
+  const absent = {
+    field: 'ExternalId',
+    code: ErrorCode.NotOnLocalStore,
+    message: `not on the local store: ${never} (user sync sends it)`,
+  };
   return (user, before) => (directory.userOf(user.ExternalId) === null ? absent : entryOf(user, before));
 }
 
@@ -35,7 +40,7 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     if (held === null)
       return {
         field: 'ScheduleExtId',
-        code: null,
+        code: ErrorCode.NotOnLocalStore,
         message: `not on the local store: ${never} (schedule push sends it)`,
       };
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
@@ -43,7 +48,7 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     if (missing.length === 0) return entry;
     return {
       field: 'CandidateExtId',
-      code: null,
+      code: ErrorCode.NotOnLocalStore,
       message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
     };
   };
