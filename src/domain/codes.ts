@@ -165,7 +165,7 @@ export const ITEM_CODE_TEXT: Record<
   },
   CellNotReadable: {
     cause:
-      "A spreadsheet cell holds no value examctl can send: an error value (#N/A, #REF!), a formula that failed, or a secret field's cell typed as a number or date.",
+      "A spreadsheet cell holds no value examctl can send as its field's: an error value (#N/A, #REF!), a formula that failed or has no saved result, a number cell too large to be exact, a date cell with a time of day where a date is asked, or a secret field's cell typed as a number or date.",
     fix: 'Type the value in the cell (as text for a secret such as a password or PIN), then run again.',
   },
   HierarchyCellInvalid: {
@@ -254,6 +254,11 @@ type ErrorCodeName = keyof typeof ErrorCode;
 type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];
 /** A problem's code: a documented number, or null for the spec's "not numbered" conditions. */
 export type ProblemCode = ErrorCodeNumber | null;
+
+/** Whether `code` is one of the API's (SPEC_CODES), not examctl's own or null. */
+export function isApiCode(code: ProblemCode): boolean {
+  return code !== null && code < 9000;
+}
 
 /** A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too long`. */
 export function codeCondition(name: string): string {

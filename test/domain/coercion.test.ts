@@ -48,7 +48,7 @@ describe('boolean spellings', () => {
 
   it('a bad spelling names the field and the accepted spellings, and the value stays', () => {
     const { fields, problems } = coerceFields('user', { ...user, DisablePasswordReset: 'maybe' });
-    expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: null })]);
+    expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: 9017 })]);
     expect(problems[0]?.message).toContain('true/false, yes/no, Y/N or 1/0');
     expect(fields['DisablePasswordReset']).toBe('maybe');
   });
@@ -150,7 +150,7 @@ describe('Hierarchies cell', () => {
   });
   it('an unknown flag is a problem at the entry, and validation still refuses the entry', () => {
     const c = coerceFields('user', { ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
-    expect(c.problems).toEqual([expect.objectContaining({ field: 'Hierarchies[1]', code: null })]);
+    expect(c.problems).toEqual([expect.objectContaining({ field: 'Hierarchies[1]', code: 9015 })]);
     expect(c.problems[0]?.message).toContain('coordinator, administrator, reports, rescoring, delete');
     expect(validateUser(c.fields).ok).toBe(false);
     const merged = coerceAndValidateUser({ ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
@@ -170,7 +170,7 @@ describe('Hierarchies cell', () => {
   });
   it('bad JSON in the cell is a problem naming Hierarchies', () => {
     expect(coerceFields('user', { Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([
-      expect.objectContaining({ field: 'Hierarchies', code: null }),
+      expect.objectContaining({ field: 'Hierarchies', code: 9015 }),
     ]);
   });
   it('JSON membership objects pass through untouched', () => {
@@ -232,7 +232,7 @@ describe('coercion problems before validation (withReaderProblems)', () => {
       Email: 'x',
     });
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
-      ['SpecialNeeds:null', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
+      ['SpecialNeeds:9017', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
     );
   });
   it('keeps everything when coercion found nothing', () => {
