@@ -60,6 +60,11 @@ export function hierarchyEntryParts(entry: string): { id: string; flags: string[
   return { id: colon < 0 ? entry : entry.slice(0, colon), flags };
 }
 
+/** A link as a Hierarchies cell writes it (`H-A`, `H-A:coordinator+reports`): hierarchyEntryParts reads it back. */
+export function hierarchyEntryCell(id: string, flags: readonly string[]): string {
+  return flags.length === 0 ? id : `${id}:${flags.join('+')}`;
+}
+
 /**
  * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
  * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.

@@ -3,7 +3,7 @@
  * cells by its header or a JSON record's keys as written; what was computed is kept on the record (`mapped`).
  */
 import { ErrorCode } from '../domain/codes.js';
-import { coerceCell, hierarchyEntryParts, parseBooleanSpelling } from '../domain/coercion.js';
+import { coerceCell, hierarchyEntryCell, hierarchyEntryParts, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
@@ -100,7 +100,7 @@ type HeaderPlan = readonly (readonly Source[])[];
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   if (flags.length === 0) return entry;
   const written = hierarchyEntryParts(entry);
-  return `${written.id}:${[...new Set([...written.flags, ...flags])].join('+')}`;
+  return hierarchyEntryCell(written.id, [...new Set([...written.flags, ...flags])]);
 }
 
 /** The map file's computations for one command: the columns they read, the header's checks, each record's shaping. */

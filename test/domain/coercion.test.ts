@@ -4,6 +4,8 @@ import {
   coerceAndValidateUser,
   coerceFields,
   coerceScheduleRequestFields,
+  hierarchyEntryCell,
+  hierarchyEntryParts,
   parseBooleanSpelling,
 } from '../../src/domain/coercion.js';
 import { validateUser } from '../../src/domain/user.js';
@@ -104,6 +106,14 @@ describe('lists', () => {
 });
 
 describe('Hierarchies cell', () => {
+  it('the one writer of a link cell, read back by its parser: id alone without flags, else id:flag+flag', () => {
+    expect(hierarchyEntryCell('H-A', [])).toBe('H-A');
+    expect(hierarchyEntryCell('H-A', ['coordinator', 'reports'])).toBe('H-A:coordinator+reports');
+    expect(hierarchyEntryParts(hierarchyEntryCell('H-A', ['coordinator', 'reports']))).toEqual({
+      id: 'H-A',
+      flags: ['coordinator', 'reports'],
+    });
+  });
   it('EXTID and EXTID:flag+flag entries', () => {
     const { fields, problems } = coerceFields('user', {
       ...user,
