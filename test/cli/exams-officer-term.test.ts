@@ -257,7 +257,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
       expect(marked(sisReport)).toEqual([
         {},
         {},
-        { Subject: expect.stringMatching(/^Hierarchies: Subject "Maths" has no entry/) as unknown as string },
+        { Subject: expect.stringMatching(/^9016 Hierarchies: Subject "Maths" has no entry/) as unknown as string },
       ]);
 
       // Sent: the platform's words, never the export's.
@@ -322,7 +322,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
         ['Dept'],
         ['Personal email'],
       ]);
-      expect(hrMarks[2]!.Dept).toMatch(/^Hierarchies: Dept "History" has no entry/);
+      expect(hrMarks[2]!.Dept).toMatch(/^9016 Hierarchies: Dept "History" has no entry/);
       expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: Email is not a valid address/);
       expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(
         1,
