@@ -147,7 +147,7 @@ function codesTable(): string {
         warnings.has(code)
           ? 'locally, a warning: sent all the same, failed only with --strict (docs/input-formats.md, "Warnings")'
           : items.has(code)
-            ? 'by examctl itself, no endpoint (docs/errors.md, "A record\'s own codes")'
+            ? `by examctl itself, no endpoint (docs/errors.md, "A record's own codes")`
             : fieldsByCode.has(code)
               ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
               : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
