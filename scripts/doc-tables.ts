@@ -1,7 +1,14 @@
 import { Help, type Command, type Option } from 'commander';
 import { NAMED_DEFAULTS } from '../src/defaults.js';
 import { z } from 'zod';
-import { codeCondition, OWN_CODES, SPEC_CODES, WARNING_CODES } from '../src/domain/codes.js';
+import {
+  codeCondition,
+  ITEM_CODES,
+  OWN_CODES,
+  recordCodeEntry,
+  SPEC_CODES,
+  WARNING_CODES,
+} from '../src/domain/codes.js';
 import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../src/domain/collection.js';
 import type { RuleTable } from '../src/domain/field-rules.js';
 import { invigilatorIdsWire } from '../src/domain/invigilators.js';
@@ -128,6 +135,7 @@ function codesTable(): string {
     ...Object.entries(OWN_CODES).map(([name, code]) => [name, code as number, 'examctl'] as const),
   ];
   const warnings: ReadonlySet<number> = new Set(Object.values(WARNING_CODES));
+  const items: ReadonlySet<number> = new Set(Object.values(ITEM_CODES));
   return rows(
     ['code', 'condition', 'from', 'given'],
     entries
@@ -138,9 +146,11 @@ function codesTable(): string {
         from,
         warnings.has(code)
           ? 'locally, a warning: sent all the same, failed only with --strict (docs/input-formats.md, "Warnings")'
-          : fieldsByCode.has(code)
-            ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
-            : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
+          : items.has(code)
+            ? `by examctl itself, no endpoint (docs/errors.md, "A record's own codes")`
+            : fieldsByCode.has(code)
+              ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
+              : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
       ]),
   );
 }
@@ -225,11 +235,23 @@ export function renderErrorBlocks(markdown: string): { text: string; blocks: Doc
 
 /** Each code of the table as a heading (its anchor is the code), its cause and its fix, in the table's order. */
 export function errorsSection(marker: string): string {
+  if (marker === 'items') return itemsSection();
   if (marker !== 'codes') throw new Error(`unknown errors block "${marker}"`);
   return `${Object.keys(ERROR_CODES)
     .map((id) => {
       const { code, exit, title, cause, fix } = errorCodeEntry(id)!;
       return `\n### ${code}\n\n**${title}** (exit ${exit})\n\nCause: ${cause}\n\nFix: ${fix}\n`;
+    })
+    .join('')}\n`;
+}
+
+/** examctl's own codes of a record's problems (domain/codes.ts, ITEM_CODES), as `examctl explain 9019` prints them. */
+function itemsSection(): string {
+  return `${Object.values(ITEM_CODES)
+    .map((number) => {
+      const { code, exit, title, cause, fix } = recordCodeEntry(String(number))!;
+      const ends = exit === null ? "the run's error's exit" : `exit ${exit}`;
+      return `\n### ${code}\n\n**${title}** (${ends})\n\nCause: ${cause}\n\nFix: ${fix}\n`;
     })
     .join('')}\n`;
 }

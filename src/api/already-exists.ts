@@ -29,6 +29,7 @@ const RULES: readonly AlreadyExistsRule[] = [
   // docs/api-reference.md, "Errors"; docs/interpretations.md, "Envelope and errors": HTTP 400, Code null.
   {
     route: '/schedule',
+    // The API's own code for "Duplicate ScheduleExtId": null (HTTP 400), matched as the service answers it.
     code: null,
     condition: 'duplicate scheduleextid',
     applies: (payload) => (payload as { Upsert?: unknown } | null)?.Upsert !== true,

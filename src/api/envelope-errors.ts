@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
 import type { ProblemCode } from '../domain/codes.js';
 
@@ -56,6 +57,7 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
     const { value, prefix, entry, depth } = stack.pop() as Work;
     if (value === null || value === undefined) continue;
     if (typeof value === 'string') {
+      // Code null: the service's own text, passed through; it gave no number.
       if (value.trim() !== '') emit({ field: prefix, code: null, message: value });
       continue;
     }
@@ -88,10 +90,10 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   if (tooDeep)
     emit({
       field: fieldPrefix,
-      code: null,
+      code: ErrorCode.ErrorsLeftOut,
       message: `errors nested deeper than ${ERROR_LIMITS.depth} levels were left out`,
     });
-  if (more > 0) problems.push({ field: fieldPrefix, code: null, message: `… and ${more} more` });
+  if (more > 0) problems.push({ field: fieldPrefix, code: ErrorCode.ErrorsLeftOut, message: `… and ${more} more` });
   return problems;
 }
 
@@ -107,7 +109,7 @@ export function capProblems(problems: Problem[]): Problem[] {
   if (kept === problems.length || (kept === problems.length - 1 && MORE.test(last!.message))) return problems;
   let more = 0;
   for (const problem of problems.slice(kept)) more += Number(MORE.exec(problem.message)?.[1] ?? 1);
-  return [...problems.slice(0, kept), { field: '', code: null, message: `… and ${more} more` }];
+  return [...problems.slice(0, kept), { field: '', code: ErrorCode.ErrorsLeftOut, message: `… and ${more} more` }];
 }
 
 // \u2026, not the character: esbuild leaves a regular expression as written, and one character

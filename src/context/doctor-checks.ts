@@ -59,7 +59,7 @@ export async function checkLocal(store: string, deps: CommandDeps): Promise<Doct
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../engine/index.js');
   const why = await storeUnwritable(store);
-  if (why !== undefined) return { name: 'store', status: 'fail', detail: why };
+  if (why !== undefined) return { name: 'store', status: 'fail', code: 'E3000', detail: why };
   // Read-only: doctor never creates or changes a store.
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
   if (api === null) await goneStore(store, deps, 'a run refuses (exit 2)');
@@ -99,6 +99,8 @@ export async function checkRemote(
       : {
           name: 'token',
           status: 'fail',
+          // A run that sends refuses with a usage error (NO_TOKEN_MESSAGE).
+          code: 'E2000',
           detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login',
         },
   );
@@ -110,7 +112,12 @@ export async function checkRemote(
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
   const via = answer.proxy === undefined ? '' : ` via proxy ${answer.proxy}`;
   if (answer.kind === 'unreachable') {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${answer.path}${via}: ${answer.reason}` });
+    report.checks.push({
+      name: 'reachable',
+      status: 'fail',
+      code: 'E3002',
+      detail: `GET ${answer.path}${via}: ${answer.reason}`,
+    });
     return report;
   }
   const { status, sentAt, receivedAt } = answer;
@@ -173,7 +180,7 @@ export async function permissionsCheck(
     ],
     deps.env,
   );
-  if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
+  if (untrusted.length > 0) return { name: 'permissions', status: 'fail', code: 'E2400', detail: untrusted.join('; ') };
   const unwritable = [
     await stateDirUnwritable('the runs directory', runsDir),
     syncDir && (await stateDirUnwritable('the sync directory', syncDir)),
@@ -181,7 +188,12 @@ export async function permissionsCheck(
   const ways =
     'give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write';
   if (unwritable.some(Boolean))
-    return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
+    return {
+      name: 'permissions',
+      status: 'fail',
+      code: 'E3050',
+      detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}`,
+    };
   const found = [
     tokenFile === undefined
       ? undefined

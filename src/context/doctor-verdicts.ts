@@ -36,16 +36,19 @@ export function authorisedVerdict(
   baseUrl: string,
 ): Verdict {
   const { status, envelope } = answer;
-  if (answer.redirect !== undefined) return { status: 'fail', detail: answer.redirect };
+  // A run meets a redirect as a request never sent (NeverSentTargetError).
+  if (answer.redirect !== undefined) return { status: 'fail', code: 'E3002', detail: answer.redirect };
   if (status === 401 || status === 403) {
     return {
       status: 'fail',
+      code: 'E3010',
       detail: `refused (${status}): ${tokenSent ? 'the service does not accept this token' : 'no token was sent'}`,
     };
   }
   if (envelope === undefined)
     return {
       status: 'fail',
+      code: 'E3000',
       detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
     };
   if (notFound(envelope))
@@ -56,7 +59,8 @@ export function authorisedVerdict(
   // Say what the server answered, not what it usually answers.
   if (envelope.Success)
     return { status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` };
-  if (status >= 500) return { status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` };
+  if (status >= 500)
+    return { status: 'fail', code: 'E3001', detail: `service error ${status}: ${describeErrors(envelope)}` };
   return {
     status: 'warn',
     detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}`,
@@ -67,7 +71,11 @@ export function authorisedVerdict(
 export function storeReadVerdict({ status, envelope }: ApiResult<unknown>): Verdict {
   if (notFound(envelope) || envelope.Success)
     return { status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
-  return { status: 'fail', detail: `unexpected answer to a read: HTTP ${status} ${describeErrors(envelope)}` };
+  return {
+    status: 'fail',
+    code: 'E3000',
+    detail: `unexpected answer to a read: HTTP ${status} ${describeErrors(envelope)}`,
+  };
 }
 
 /**

@@ -100,8 +100,153 @@ export const WARNING_CODES = {
   DoubleEncodedLetters: 9008,
 } as const satisfies Record<string, FourDigitsFrom9>;
 
+/**
+ * The codes of the problems only examctl finds (docs/errors.md, "A record's own codes"): a rule of a file, of
+ * the sync memory, of a plan or of a run, which no API endpoint has. A rule of the API that the spec leaves
+ * unnumbered keeps code null, as the API and the local engine answer it (docs/domain-rules.md, "Codes per endpoint").
+ */
+export const ITEM_CODES = {
+  IdRepeatedInFile: 9009,
+  ScheduleRowsDisagree: 9010,
+  CandidateDiffersAcrossSchedules: 9011,
+  FieldGivenTwice: 9012,
+  UnknownInputKey: 9013,
+  CellNotReadable: 9014,
+  HierarchyCellInvalid: 9015,
+  ComputedValueRefused: 9016,
+  YesNoCellInvalid: 9017,
+  IdsOneWithoutLeadingZeros: 9018,
+  NotOnLocalStore: 9019,
+  NothingToAdopt: 9020,
+  StaleRow: 9021,
+  RowOfAnotherPopulation: 9022,
+  PinWouldBeCleared: 9023,
+  NotInPlan: 9024,
+  NotSentRunStopped: 9025,
+  NoDefiniteAnswer: 9026,
+  RemovalNotConfirmed: 9027,
+  FailedWithoutErrors: 9028,
+  ErrorsLeftOut: 9029,
+} as const satisfies Record<string, FourDigitsFrom9>;
+
+const STALE = 'docs/sync.md, "Stale input"';
+
+/**
+ * Each item code's cause and fix, as `examctl explain 9019` prints them and docs/errors.md lists them.
+ * `exit: null`: the item is skipped because the run ended on its own error, whose code (E3020...) gives the exit.
+ */
+export const ITEM_CODE_TEXT: Record<
+  keyof typeof ITEM_CODES,
+  { readonly cause: string; readonly fix: string; readonly exit?: null }
+> = {
+  IdRepeatedInFile: {
+    cause:
+      "An id (a user's or collection's ExternalId, an invigilator id, a sitting's ScheduleExtId and CandidateExtId) appears twice in one input file, ignoring case: the later row fails, naming the first.",
+    fix: 'Keep one row per id: merge the two rows, or correct the id that is wrong.',
+  },
+  ScheduleRowsDisagree: {
+    cause:
+      'Two rows of one schedule (one ScheduleExtId) in a sittings file give a schedule field two values: the schedule fails, the message naming the field and both lines.',
+    fix: 'Give the field the same value on every row of the schedule (or on its first row only).',
+  },
+  CandidateDiffersAcrossSchedules: {
+    cause:
+      "One candidate (CandidateExtId) is given another first name, last name or e-mail under another schedule of the same file: both schedules fail, each naming the other's line.",
+    fix: 'Give the candidate the same names and e-mail on every row; the platform keeps one user per candidate.',
+  },
+  FieldGivenTwice: {
+    cause:
+      'A row gives a field twice: as its own column or key and through --map / a map file (mapped or computed from other columns).',
+    fix: 'Drop the column, or the map entry that makes the field, so one of them gives it.',
+  },
+  UnknownInputKey: {
+    cause: 'A JSON record holds a key that is neither an API field nor a mapped column.',
+    fix: 'Correct the key (the message suggests the nearest field), map it with --map, or drop it.',
+  },
+  CellNotReadable: {
+    cause:
+      "A spreadsheet cell holds no value examctl can send as its field's: an error value (#N/A, #REF!), a formula that failed or has no saved result, a number cell too large to be exact, a date cell with a time of day where a date is asked, or a secret field's cell typed as a number or date.",
+    fix: 'Type the value in the cell (as text for a secret such as a password or PIN), then run again.',
+  },
+  HierarchyCellInvalid: {
+    cause:
+      'A Hierarchies cell is not a list of hierarchy ids with their permission flags (`H-1:flag+flag`): an unknown flag, delete joined with flags, or a `[` that starts no valid JSON array.',
+    fix: 'Write each entry as `id` or `id:flag+flag` (docs/input-formats.md lists the flags), or a whole JSON array of memberships.',
+  },
+  ComputedValueRefused: {
+    cause:
+      'A field a map file computes (a template, Y/N flag columns, a value table) cannot be made for this row: a flag cell not yes or no, a flag with no hierarchy, a word missing from the value table, or a value too long.',
+    fix: 'Correct the cell the message names, or the map file (add the word to "values", or give a "default").',
+  },
+  YesNoCellInvalid: {
+    cause:
+      "A true/false field's cell is not one of the spellings examctl reads (true/false, yes/no, y/n, 1/0, any case).",
+    fix: 'Write the cell as one of those spellings, or leave it empty to leave the field unset.',
+  },
+  IdsOneWithoutLeadingZeros: {
+    cause:
+      'Two rows give ids that are one once leading zeros are removed (007 and 7): a spreadsheet that read the id column as numbers. Neither is sent.',
+    fix: 'Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, the message says how to send them.',
+  },
+  NotOnLocalStore: {
+    cause:
+      '`synced adopt` was given a user, a schedule or candidates that the local store does not hold, or a user it holds with other values than the row gives: adopting them would remember as sent what was never sent.',
+    fix: 'Send them first (`user sync`, `schedule push --upsert`), or drop the rows from the file you adopt.',
+  },
+  NothingToAdopt: {
+    cause:
+      '`synced adopt` was given a row without an id (no ExternalId, no ScheduleExtId): each run names such a record anew, so the memory has nothing to remember it by.',
+    fix: 'Give the row its id, or leave it out of the file you adopt.',
+  },
+  StaleRow: {
+    cause: `The row comes from a run older than one that since sent the same user or schedule other values: sent now, it would undo the later run (${STALE}).`,
+    fix: "Send today's file; if the row is meant, run again with --allow-old-file.",
+  },
+  RowOfAnotherPopulation: {
+    cause:
+      'A report row being retried is of a run made with another --population (or without one): sent with this one, its users would be judged against the wrong population.',
+    fix: 'Retry the report with the --population the message names, as the run that wrote it did.',
+  },
+  PinWouldBeCleared: {
+    cause:
+      'The upsert gives no PIN for a schedule an earlier run sent a PIN: sent, it would clear the PIN and open the sitting to anyone with its link.',
+    fix: 'Give the PIN (--pin-file), or clear it on purpose with --clear-pin.',
+  },
+  NotInPlan: {
+    cause:
+      '`apply` met a request that is not the one the plan holds at that item: the input changed since the plan was written. The item is not sent.',
+    fix: 'Write the plan again from today\'s input (`--dry-run --plan`), review it, then apply it (docs/plan.md, "Apply").',
+  },
+  NotSentRunStopped: {
+    cause:
+      "The run stopped before this item, or was refused, and did not send it: --max-errors reached, an interrupt, or a refusal of the whole run (a lock held by another examctl, a token refused). A refusal's code (E3020...) is in the item's message; the run's error says why.",
+    fix: "`examctl explain` the run's code and do what it says, then `examctl runs resume <id>` (or run the file again) sends the rest.",
+    exit: null,
+  },
+  NoDefiniteAnswer: {
+    cause:
+      'The request went out and no definite answer came back (a network failure, 429 or 5xx after retries, an answer lost at an interrupt): it may have been applied.',
+    fix: '`examctl runs resume <id>` checks and sends it again; `examctl runs show <id>` lists these items.',
+    exit: null,
+  },
+  RemovalNotConfirmed: {
+    cause:
+      'The service answered the invigilator removal without naming this id as removed or with an error: it may still be an invigilator.',
+    fix: 'Check the schedule on the platform, and remove the id again if it is still listed.',
+  },
+  FailedWithoutErrors: {
+    cause: 'The service answered Success: false and gave no error message: nothing says what was refused.',
+    fix: "Check the record on the platform; send it again, and ask the platform's administrators if it repeats.",
+  },
+  ErrorsLeftOut: {
+    cause:
+      "The service's answer held more errors than a report keeps (100, or 8 KiB of messages), or nested deeper than examctl reads: the message says how many were left out.",
+    fix: 'Correct the errors shown and send the record again; the rest show once these are gone.',
+  },
+};
+
 /** examctl's own codes, 9000 up in the order added (see the header); not named EXAMCTL_*, which names environment variables. */
-export const OWN_CODES = { ...WARNING_CODES } as const satisfies Record<string, FourDigitsFrom9>;
+export const OWN_CODES = { ...WARNING_CODES, ...ITEM_CODES } as const satisfies Record<string, FourDigitsFrom9>;
 
 export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;
 
@@ -109,6 +254,11 @@ type ErrorCodeName = keyof typeof ErrorCode;
 type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];
 /** A problem's code: a documented number, or null for the spec's "not numbered" conditions. */
 export type ProblemCode = ErrorCodeNumber | null;
+
+/** Whether `code` is one of the API's (SPEC_CODES), not examctl's own or null. */
+export function isApiCode(code: ProblemCode): boolean {
+  return code !== null && code < 9000;
+}
 
 /** A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too long`. */
 export function codeCondition(name: string): string {
@@ -125,7 +275,8 @@ export function codeCondition(name: string): string {
  */
 export interface RecordCodeEntry {
   readonly code: string;
-  readonly exit: 0 | 1;
+  /** null: the item was skipped as its run ended on its own error, whose code gives the exit. */
+  readonly exit: 0 | 1 | null;
   readonly title: string;
   readonly cause: string;
   readonly fix: string;
@@ -138,6 +289,10 @@ export function recordCodeEntry(code: string): RecordCodeEntry | undefined {
   const name = Object.keys(ErrorCode).find((key) => String(ErrorCode[key as ErrorCodeName]) === code.trim());
   if (name === undefined) return undefined;
   const title = codeCondition(name);
+  if (Object.hasOwn(ITEM_CODES, name)) {
+    const { cause, fix, exit = 1 } = ITEM_CODE_TEXT[name as keyof typeof ITEM_CODES];
+    return { code: code.trim(), exit, title, cause, fix };
+  }
   const warning = Object.hasOwn(WARNING_CODES, name);
   return {
     code: code.trim(),

@@ -2,6 +2,7 @@
  * Turns CLI input values into the API's types before validation (docs/domain-rules.md, "CSV
  * coercion"); coerceAndValidate* drop the validator's echo of a problem as withReaderProblems does.
  */
+import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { withReaderProblems } from './spreadsheet-warnings.js';
 import { listCellParts } from './list-cells.js';
@@ -59,6 +60,11 @@ export function hierarchyEntryParts(entry: string): { id: string; flags: string[
   return { id: colon < 0 ? entry : entry.slice(0, colon), flags };
 }
 
+/** A link as a Hierarchies cell writes it (`H-A`, `H-A:coordinator+reports`): hierarchyEntryParts reads it back. */
+export function hierarchyEntryCell(id: string, flags: readonly string[]): string {
+  return flags.length === 0 ? id : `${id}:${flags.join('+')}`;
+}
+
 /**
  * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
  * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
@@ -70,7 +76,7 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
     if (flags.length > 1) {
       problems.push({
         field: path,
-        code: null,
+        code: ErrorCode.HierarchyCellInvalid,
         message: `Hierarchy entry ${quotedValue(entry)}: delete cannot be combined with permission flags`,
       });
       return entry;
@@ -83,7 +89,7 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
   if (unknown.length > 0) {
     problems.push({
       field: path,
-      code: null,
+      code: ErrorCode.HierarchyCellInvalid,
       message: `Hierarchy entry ${quotedValue(entry)}: unknown flag ${unknown.map((flag) => quotedValue(flag)).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
     });
     return entry;
@@ -105,7 +111,7 @@ function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
     } catch {
       problems.push({
         field: 'Hierarchies',
-        code: null,
+        code: ErrorCode.HierarchyCellInvalid,
         message: 'Hierarchies starts with [ but is not a valid JSON array of membership objects',
       });
       return value;
@@ -143,7 +149,7 @@ export function coerceCell(name: string, kind: CellKind, value: unknown, problem
       if (b === undefined) {
         problems.push({
           field: name,
-          code: null,
+          code: ErrorCode.YesNoCellInvalid,
           message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quotedValue(value)}`,
         });
         return value;

@@ -53,6 +53,7 @@ const titleRule: FieldRule<'Title', string, true> = {
     }
     if (typeof value !== 'string') return notAString('Title', path, problems);
     if (hasForbiddenNameCharacter(value)) {
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage('Title') });
       return undefined;
     }

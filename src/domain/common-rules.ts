@@ -69,6 +69,7 @@ export function dateTimeFormat(name: string): StringFormat {
       const parsed = parseDateTime(s);
       return parsed.ok ? parsed.iso : undefined;
     },
+    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
     code: null,
     // Only reached for a value normalise refused, so the second parse is on the failure path only.
     message(s) {

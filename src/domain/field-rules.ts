@@ -146,6 +146,7 @@ export function checkList<T>(
 ): T[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) {
+    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
     problems.push({ field: path, code: null, message: `${name} must be a list of ${what}` });
     return undefined;
   }
@@ -161,6 +162,7 @@ export function checkList<T>(
 export function unknownFieldProblem(table: RuleTable, prefix: string, key: string): Problem {
   const suggestion = table.byLowerName.get(key.toLowerCase());
   const hint = suggestion !== undefined ? `; did you mean ${suggestion}? (field names are case-sensitive)` : '';
+  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
   return { field: prefix + key, code: null, message: `Unknown field "${key}" in a ${table.entity}${hint}` };
 }
 
@@ -255,6 +257,7 @@ export function validateFields<Rule extends FieldRule>(
     // `prefix` is the record's path plus `.` (or '').
     problems.push({
       field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix,
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       code: null,
       message: `A ${table.entity} must be a JSON object`,
     });
@@ -368,6 +371,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
       }
       let valid = true;
       if (isName && hasForbiddenNameCharacter(value)) {
+        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
         problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage(name) });
         valid = false;
       }
@@ -390,6 +394,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
 
 /** The problem of a value that is not a string (never quoted: it may be a password). */
 export function notAString(name: string, path: string, problems: Problem[]): undefined {
+  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
   problems.push({ field: path, code: null, message: `${name} must be a string` });
   return undefined;
 }
@@ -412,6 +417,7 @@ export function booleanRule<Name extends string>(name: Name, doc?: string): Fiel
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (typeof value !== 'boolean') {
+        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
         problems.push({ field: path, code: null, message: `${name} must be true or false` });
         return undefined;
       }

@@ -58,6 +58,7 @@ export function validateInvigilatorRemoval(
   } else if (!Array.isArray(userExtIds)) {
     problems.push({
       field: INVIGILATOR_IDS_FIELD,
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       code: null,
       message: 'The invigilator user ids must be a JSON array of strings',
     });
@@ -69,6 +70,7 @@ export function validateInvigilatorRemoval(
       else
         bad.push({
           field: `${INVIGILATOR_IDS_FIELD}[${i}]`,
+          // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
           code: null,
           message: 'An invigilator user id must be a non-empty string',
         });

@@ -2,6 +2,7 @@
  * docs/interpretations.md, "One file, one id": an id appears once in one input (code null: a rule about the
  * file). record-job.ts, OneIdPerFile, runs it on every command's input. Pure.
  */
+import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
 
@@ -111,7 +112,11 @@ export class IdsOfOneInput {
 
   private problem(id: string, where: string): Problem {
     const { field, path = field } = this.rule;
-    return { field: path, code: null, message: `${field} ${id} is also on ${where}; an id appears once in one file` };
+    return {
+      field: path,
+      code: ErrorCode.IdRepeatedInFile,
+      message: `${field} ${id} is also on ${where}; an id appears once in one file`,
+    };
   }
 
   /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */

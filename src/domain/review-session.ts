@@ -17,6 +17,7 @@ export function idLengthProblem(
 ): Problem | null {
   if (!exceedsLength(externalId, max)) return null;
   const message = `The ${what} external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${max} (string(${max}))`;
+  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
   return { field: REVIEW_SESSION_ID_FIELD, code: null, message };
 }
 

@@ -86,6 +86,7 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       problems.push({ field: path, code: null, message: 'SpecialNeeds must be true or false' });
       return undefined;
     }
@@ -101,6 +102,7 @@ const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   check(value, path, problems) {
     return checkList(value, path, problems, 'ProctorUIds', 'strings', (id, at) => {
       if (typeof id === 'string' && id.trim() !== '') return id;
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       problems.push({ field: at, code: null, message: 'Each ProctorUIds entry must be a non-empty string' });
       return undefined;
     });
@@ -179,12 +181,14 @@ function checkCandidate(
   if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
     problems.push({
       field: `${prefix}AttemptExtId`,
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       code: null,
       message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS',
     });
   } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
     problems.push({
       field: `${prefix}AttemptExtId`,
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       code: null,
       message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)',
     });
@@ -211,6 +215,7 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
     problems.push({
       field: `${prefix}EndDateTime`,
+      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
       code: null,
       message: `EndDateTime must be after StartDateTime: EndDateTime ${end}, StartDateTime ${start}`,
     });
@@ -226,6 +231,7 @@ const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   required: true,
   check(value, path, problems) {
     if (value !== undefined && value !== null) return checkSchedule(value, `${path}.`, problems) ?? undefined;
+    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
     problems.push({ field: path, code: null, message: 'Schedule is required' });
     return undefined;
   },
@@ -242,6 +248,7 @@ const candidatesRule: FieldRule<'Candidates', unknown[], true> = {
       value === undefined || value === null
         ? 'Candidates is required (an empty list is allowed)'
         : 'Candidates must be a list of candidate objects';
+    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
     problems.push({ field: path, code: null, message });
     return undefined;
   },
@@ -272,6 +279,7 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
     return {
       ok: false,
       problems: [
+        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
         { field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' },
       ],
     };
@@ -279,6 +287,7 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
   if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
+    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
     return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
   }
   const problems: Problem[] = [];
@@ -300,6 +309,7 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
         firstIndexById.set(id.toLowerCase(), i);
       } else {
         const message = `CandidateExtId ${id} appears more than once in this request (first at Candidates[${first}]); ids are compared ignoring case`;
+        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
         problems.push({ field: `Candidates[${i}].CandidateExtId`, code: null, message });
       }
     }

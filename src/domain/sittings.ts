@@ -2,6 +2,7 @@
  * Schedule requests from a file (docs/cli.md, "schedule push"): sittings rows grouped by ScheduleExtId,
  * whole requests taken as written; every problem carries its line. Pure.
  */
+import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { WrittenTime } from './local-time.js';
 import { coerceAndValidateScheduleRequest, coerceFields } from './coercion.js';
@@ -80,7 +81,7 @@ class SittingGroup<T> implements Sitting<T> {
         this.problems.push({
           line,
           field: requestPath(name),
-          code: null,
+          code: ErrorCode.ScheduleRowsDisagree,
           // A PIN's digits stay out of the report: the lines say where to look.
           message: SECRET_FIELDS.has(name)
             ? `${name} differs from line ${firstLine}; rows of one schedule must agree`
@@ -196,7 +197,7 @@ export class Sittings<T = undefined> {
       const differs = (name: string, line: number, other: number): Problem => ({
         line,
         field: 'CandidateExtId',
-        code: null,
+        code: ErrorCode.CandidateDiffersAcrossSchedules,
         message: `${name}'s ${USER_FIELDS[i]} differs from line ${other} (another schedule); one file gives a user one`,
       });
       group.fail(differs(id, row.line, first.line));

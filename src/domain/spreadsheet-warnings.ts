@@ -3,7 +3,7 @@
  * of, a spreadsheet's error value refused, a U+FEFF inside a value removed and reported. Pure.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
-import { ErrorCode, WARNING_CODES } from './codes.js';
+import { ErrorCode, isApiCode, WARNING_CODES } from './codes.js';
 import { SECRET_FIELDS } from './field-names.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
@@ -148,7 +148,7 @@ function checkString(value: string, base: string, index: number, name: string, f
   if (isSpreadsheetError(value)) {
     found.problems.push({
       field: pathOf(base, index),
-      code: null,
+      code: ErrorCode.CellNotReadable,
       message: `${name} holds ${secret ? "a spreadsheet's error value" : `the spreadsheet error ${value.trim()}`} (a formula that failed, or a cell examctl could not read): type the value`,
     });
     return value;
@@ -238,11 +238,11 @@ export function withReaderProblems<T>(
   // The reader left the field out, or coercion left it unconverted: "is required" or "must be" for
   // it would only repeat that problem, also where validation names it inside a request
   // (`Schedule.StartDateTime` of a sittings row) or inside the field (`Hierarchies[0].ExternalId`).
-  // A numbered earlier problem (a whole-number cell's 249) speaks only for its code: 250 on the same value still applies.
+  // An earlier problem with an API code (a whole-number cell's 249) speaks only for its code: 250 on the same value still applies.
   const unreadAt = (field: string, { line, code }: Problem): boolean =>
     readerProblems.some(
       (unread) =>
-        !(unread.code !== null && code !== null && code !== unread.code) &&
+        !(isApiCode(unread.code) && code !== null && code !== unread.code) &&
         (field === unread.field ||
           field.startsWith(`${unread.field}[`) ||
           field.startsWith(`${unread.field}.`) ||

@@ -192,6 +192,7 @@ export function decideSchedule(
     const holder = view.userKeyByUserName(userName);
     const inRequest = userNameOwners.get(userName.toLowerCase());
     if ((holder !== undefined && holder !== id) || (inRequest !== undefined && inRequest !== id)) {
+      // Unnumbered here too (214 is the user endpoint's).
       problems.push({ ...userNameTakenProblem(userName), field: `Candidates[${index}].UserName`, code: null });
     }
     userNameOwners.set(userName.toLowerCase(), id);

@@ -2,7 +2,8 @@
  * The map file's values: value tables and computed fields (docs/input-formats.md, "Map files"), from a row's
  * cells by its header or a JSON record's keys as written; what was computed is kept on the record (`mapped`).
  */
-import { coerceCell, hierarchyEntryParts, parseBooleanSpelling } from '../domain/coercion.js';
+import { ErrorCode } from '../domain/codes.js';
+import { coerceCell, hierarchyEntryCell, hierarchyEntryParts, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
@@ -99,7 +100,7 @@ type HeaderPlan = readonly (readonly Source[])[];
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   if (flags.length === 0) return entry;
   const written = hierarchyEntryParts(entry);
-  return `${written.id}:${[...new Set([...written.flags, ...flags])].join('+')}`;
+  return hierarchyEntryCell(written.id, [...new Set([...written.flags, ...flags])]);
 }
 
 /** The map file's computations for one command: the columns they read, the header's checks, each record's shaping. */
@@ -235,7 +236,8 @@ export class ComputedFields {
       fields ??= { ...record.fields };
       if (Array.isArray(result)) {
         delete fields[computation.field];
-        for (const { problem } of result) problems.push({ field: computation.field, code: null, message: problem });
+        for (const { problem } of result)
+          problems.push({ field: computation.field, code: ErrorCode.ComputedValueRefused, message: problem });
         const columns = result.flatMap(({ column }) => (column === undefined ? [] : [column]));
         if (columns.length > 0) cellsOf[computation.field] = columns;
         return;
@@ -243,7 +245,7 @@ export class ComputedFields {
       if (!computation.translates && fields[computation.field] !== undefined && fields[computation.field] !== '') {
         problems.push({
           field: computation.field,
-          code: null,
+          code: ErrorCode.FieldGivenTwice,
           message: `${computation.field} is given twice: as ${computation.field} and computed by ${computation.where}`,
         });
         return;

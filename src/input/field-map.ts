@@ -2,6 +2,7 @@
  * The admin's export as exported: `--map`, a map file, `--set`, `--date-format`, `--timezone`
  * (docs/input-formats.md, "Mapping an export"): every flag checked first (exit 2), then each record shaped.
  */
+import { ErrorCode } from '../domain/codes.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
@@ -319,7 +320,7 @@ function renamed(
     if (Object.hasOwn(out, field)) {
       (record.problems ??= []).push({
         field: prefix + field,
-        code: null,
+        code: ErrorCode.FieldGivenTwice,
         message: `${field} is given twice: as ${quotedValue(key)} (mapped) and as ${field}`,
       });
       continue;

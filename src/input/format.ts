@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
@@ -141,7 +142,7 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
       );
       problems.push({
         field: prefix + keyAsField(unknown[0]!),
-        code: null,
+        code: ErrorCode.UnknownInputKey,
         message: unknownColumnsProblem(unknown, options.columns, taken, 'key'),
       });
     }

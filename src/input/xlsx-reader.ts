@@ -2,6 +2,7 @@
  * `.xlsx` input, and why not exceljs: docs/input-formats.md, ".xlsx". One worksheet streamed as a
  * CSV file is read, its header matched by the CSV reader's functions; an unusable cell fails its record.
  */
+import { ErrorCode } from '../domain/codes.js';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
@@ -470,7 +471,11 @@ async function* sheetRows(
           const reason = secret
             ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)`
             : reading.problem;
-          problems.push({ field, code: null, message: `cell ${columnLetters(column)}${line}: ${reason}` });
+          problems.push({
+            field,
+            code: ErrorCode.CellNotReadable,
+            message: `cell ${columnLetters(column)}${line}: ${reason}`,
+          });
         } else if (reading.warning !== undefined && !secret) {
           warnings.push({
             field,

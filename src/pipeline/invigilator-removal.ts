@@ -135,4 +135,8 @@ function interpret(
 }
 
 /** An id a 200 names neither as removed nor with an error: it may still be an invigilator. */
-const UNCONFIRMED: Problem = { field: 'UserExtId', code: null, message: 'the service did not confirm removing it' };
+const UNCONFIRMED: Problem = {
+  field: 'UserExtId',
+  code: ErrorCode.RemovalNotConfirmed,
+  message: 'the service did not confirm removing it',
+};

@@ -2,6 +2,7 @@
  * A record command's plan (docs/plan.md): written by a dry run with `--plan-out`, item by item as
  * the run reports them; and, on `examctl apply`, the check that each request is the plan's.
  */
+import { ErrorCode } from '../domain/codes.js';
 import { hash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -209,7 +210,7 @@ export async function* guarded<P>(
       if (planned?.digest === planDigest(unit.prepared.value)) return unit;
       const problem = {
         field: '',
-        code: null,
+        code: ErrorCode.NotInPlan,
         message: `not sent: not the request plan ${guard.path} holds at item ${at + 1}${planned === undefined ? ' (it has no such item)' : ''}`,
       };
       return { ...unit, prepared: { ok: false as const, problems: [problem] } };

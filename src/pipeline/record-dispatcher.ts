@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { problem, type Problem } from '../domain/problem.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
@@ -377,7 +378,9 @@ export class RecordDispatcher<P, R> {
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
   private notSent(): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
-    return [problem('', null, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone))];
+    return [
+      problem('', ErrorCode.NotSentRunStopped, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone)),
+    ];
   }
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
@@ -428,7 +431,7 @@ export class RecordDispatcher<P, R> {
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [problem('', null, error.message)]);
+      return skipped(unit, this.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
     }
     // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
@@ -437,18 +440,20 @@ export class RecordDispatcher<P, R> {
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [problem('', null, noDefiniteAnswerReason(error.message, this.journal?.id))]);
+      return skipped(unit, this.command, [
+        problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.journal?.id)),
+      ]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
-      return this.notSentAfterAll(unit, [problem('', null, stoppedItemReason(error))]);
+      return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
     return skipped(unit, this.command, [
       problem(
         '',
-        null,
+        error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
         error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message,
       ),
     ]);

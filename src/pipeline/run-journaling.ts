@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
@@ -394,7 +395,7 @@ function journaling(
           source: unit.source,
           id: unit.id,
           status: 'failed',
-          errors: [problem('', null, error.message)],
+          errors: [problem('', ErrorCode.NoDefiniteAnswer, error.message)],
           transient: true,
         });
       } catch {

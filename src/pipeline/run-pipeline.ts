@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { say } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
@@ -500,7 +501,13 @@ async function writeRefusedRun<P, R>(
   } catch {
     return error;
   }
-  const reason = [{ field: '', code: null, message: `not sent: the run was refused: ${firstClause(error.message)}` }];
+  const reason = [
+    {
+      field: '',
+      code: ErrorCode.NotSentRunStopped,
+      message: `not sent: the run was refused: ${firstClause(error.message)}`,
+    },
+  ];
   let reported = 0;
   try {
     input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));

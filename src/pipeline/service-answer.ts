@@ -38,7 +38,7 @@ export function failureProblems(result: ApiResult<unknown>): Problem[] {
     : [
         {
           field: '',
-          code: null,
+          code: ErrorCode.FailedWithoutErrors,
           message: `the service answered Success: false (HTTP ${result.status}) without an error message`,
         },
       ];

@@ -1,3 +1,4 @@
+import { ErrorCode, type ProblemCode } from '../domain/codes.js';
 import type { ErrorCodeId } from '../system/error-codes.js';
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -379,16 +380,16 @@ export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, r
   const since = record.unchanged.since(ref.n);
   if (since !== undefined)
     return { source: ref.source, id: ref.id, status: 'ok', errors: [], ...unsentVerdict(since, record.id) };
-  return skippedItem(ref, notSent(record));
+  return skippedItem(ref, ErrorCode.NotSentRunStopped, notSent(record));
 }
 
 const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
-const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({
+const skippedItem = (ref: Omit<ItemRef, 'n'>, code: ProblemCode, message: string, doubt = {}): ReportItem => ({
   source: ref.source,
   id: ref.id,
   status: 'skipped',
-  errors: [{ field: '', code: null, message }],
+  errors: [{ field: '', code, message }],
   ...doubt,
 });
 
@@ -403,7 +404,8 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
   // with the target failure that stopped the run at it, in the run's own report's words.
-  if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
+  if (outcome === undefined && !history.inFlight)
+    return skippedItem(history.ref, ErrorCode.NotSentRunStopped, history.withdrawn ?? notSent(record));
   // An item that had none, in a run that chose ids: the id examctl chose (created, or in doubt).
   const chosen =
     record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
@@ -412,6 +414,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
     return skippedItem(
       history.ref,
+      ErrorCode.NoDefiniteAnswer,
       `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`,
       doubt,
     );
@@ -419,6 +422,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   if (outcome.transient)
     return skippedItem(
       history.ref,
+      ErrorCode.NoDefiniteAnswer,
       noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id),
       doubt,
     );

@@ -441,6 +441,7 @@ function refusalOf(validation: Validation<unknown>): object {
 
 /** An answer examctl's server gives with a status other than 200/400: no code, the reason in words. */
 function statusFailureExample(message: string): object {
+  // Code null: the server answers as the API does, with no number for a status other than 200/400.
   return failureExample([{ field: '', code: null, message }]);
 }
 

@@ -4,6 +4,7 @@
  * candidates it does not register, are not adopted (each named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
  * cannot tell.
  */
+import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
@@ -48,14 +49,18 @@ export function usersOnStore(
   compare: boolean,
 ): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
-  const absent = { field: 'ExternalId', code: null, message: `not on the local store: ${never} (user sync sends it)` };
+  const absent = {
+    field: 'ExternalId',
+    code: ErrorCode.NotOnLocalStore,
+    message: `not on the local store: ${never} (user sync sends it)`,
+  };
   return (user, before) => {
     const fields = differingFields(directory, user, before);
     if (fields === null) return absent;
     if (!compare || fields.length === 0) return entryOf(user, before);
     return {
       field: fields[0]!,
-      code: null,
+      code: ErrorCode.NotOnLocalStore,
       message: `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as this row gives them, so there is nothing to adopt (user sync sends it)`,
     };
   };
@@ -70,7 +75,7 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     if (held === null)
       return {
         field: 'ScheduleExtId',
-        code: null,
+        code: ErrorCode.NotOnLocalStore,
         message: `not on the local store: ${never} (schedule push sends it)`,
       };
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
@@ -78,7 +83,7 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     if (missing.length === 0) return entry;
     return {
       field: 'CandidateExtId',
-      code: null,
+      code: ErrorCode.NotOnLocalStore,
       message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
     };
   };

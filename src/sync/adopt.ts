@@ -3,6 +3,7 @@
  * as a real run of that file would have left it, sending nothing (docs/sync.md, "When the memory
  * is lost", "Rebuild it").
  */
+import { ErrorCode } from '../domain/codes.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
@@ -62,7 +63,7 @@ async function adoptionOf<P>(
         adoption.refused.push({
           source: unit.source,
           id: null,
-          problems: [{ field: '', code: null, message: 'no id to remember it by' }],
+          problems: [{ field: '', code: ErrorCode.NothingToAdopt, message: 'no id to remember it by' }],
         });
       else {
         // Who was created when, as a run of this file would record it (stale-input.ts): a user new to
@@ -220,7 +221,7 @@ export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'r
   if (typeof id !== 'string' || id === '')
     return {
       field: 'ScheduleExtId',
-      code: null,
+      code: ErrorCode.NothingToAdopt,
       message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt',
     };
   return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
@@ -231,7 +232,7 @@ export function collectionEntryOf(collection: CollectionRequest): Omit<MemoryEnt
   if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '')
     return {
       field: 'ExternalId',
-      code: null,
+      code: ErrorCode.NothingToAdopt,
       message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt',
     };
   return { digest: requestDigest(collection), fields: collectionFields(collection) };

@@ -3,6 +3,7 @@
  * `--really-new-ids`: docs/input-formats.md, "Leading zeros". `LostZerosRule` is the one rule each
  * such command passes its input through, every kind of id it gives checked the same way.
  */
+import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
@@ -147,7 +148,7 @@ class LostZeros {
     if (other === undefined) return undefined;
     return {
       field: 'ExternalId',
-      code: null,
+      code: ErrorCode.IdsOneWithoutLeadingZeros,
       message:
         `ExternalId ${id ?? ''} and ${other.id} on line ${other.line} are one id once leading zeros are removed: a spreadsheet that read the id column as numbers? ` +
         `Neither is sent. Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, ${REALLY_NEW_IDS}`,

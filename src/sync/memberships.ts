@@ -3,7 +3,7 @@
  * add so the platform drops the links examctl sent that the file no longer gives. Pure. A link is
  * kept structured, its id and flags apart (why: docs/sync.md, "The sync memory").
  */
-import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
+import { HIERARCHY_CELL_FLAGS, hierarchyEntryCell } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { byKey } from '../domain/key-order.js';
 
@@ -183,7 +183,7 @@ export function pruneOf(
     for (const field of flags) {
       if (entry[field] === true) continue;
       if (entry[field] === undefined) patched.set(id, { ...(patched.get(id) ?? entry), [field]: false });
-      removed.push(`${id}:${WORD_OF.get(field)!}`);
+      removed.push(hierarchyEntryCell(id, [WORD_OF.get(field)!]));
     }
   }
   if (removed.length === 0) return undefined;
@@ -216,8 +216,10 @@ export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchie
 
 /** A link as the Hierarchies cell writes it: `H-A`, `H-A:coordinator+reports`. */
 function cellOf(id: string, flags: ReadonlySet<FlagField>): string {
-  const words = FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word);
-  return words.length === 0 ? id : `${id}:${words.join('+')}`;
+  return hierarchyEntryCell(
+    id,
+    FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word),
+  );
 }
 
 /** Memberships as a store's record holds them (objects with their flags) or the memory keeps them (ManagedLink). */

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
@@ -80,7 +81,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
     return {
       field: 'Schedule.PIN',
-      code: null,
+      code: ErrorCode.PinWouldBeCleared,
       message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}`,
     };
   }
@@ -101,7 +102,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       const later = user.run;
       return {
         field: `Candidates[${i}].CandidateExtId`,
-        code: null,
+        code: ErrorCode.StaleRow,
         message:
           `not sent: this row is of run ${run}, and a later run, ${later}, sent candidate ${id}'s user other names or another email; ` +
           `sent now, this row's would undo it. Send today's sittings file, ` +

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../domain/codes.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
@@ -772,7 +773,7 @@ export abstract class SentMemory<P> {
         : 'run';
     return {
       field: this.kind === 'users' ? 'ExternalId' : 'ScheduleExtId',
-      code: null,
+      code: ErrorCode.StaleRow,
       message:
         `not sent: this row is of ${of} ${run}, and a later run, ${later}, ${what}, ` +
         `or if this row is meant, or run ${later} is a synced adopt (it sent nothing: this row undoes nothing), ${meant} (docs/sync.md, "Stale input")`,

@@ -474,7 +474,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const flag = of === '' ? 'without --population' : `with --population ${of}`;
     return {
       field: 'ExternalId',
-      code: null,
+      code: ErrorCode.RowOfAnotherPopulation,
       message: `not sent: this row is of run ${run}, which ran ${flag}: retry its report ${flag}, as that run did (docs/ci.md, "Fixing a failed send")`,
     };
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { storeCli, withTempDir } from './helpers.js';
+import { storeCli, testDeps, withTempDir } from './helpers.js';
+import { runCli } from '../../src/cli/run-cli.js';
 
 const USERS = resolve(__dirname, '../../fixtures/users.csv');
 
@@ -27,5 +28,21 @@ describe('examctl doctor: a failed check carries the code a run would end with',
       const check = JSON.parse(json.stdout).checks.find((entry: { name: string }) => entry.name === 'sync memory');
       expect(check).toMatchObject({ status: 'fail', code: 'E2507' });
       expect(check.detail).toContain('users.ndjson:4');
+    }));
+
+  it('a remote target with no token and nothing listening: token E2000 and reachable E3002, as a send would end', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
+      // Port 1 on loopback refuses at once.
+      const code = await runCli(
+        ['--target', 'remote', '--base-url', 'http://127.0.0.1:1', 'doctor', '--json'],
+        io.deps,
+      );
+      expect(code).toBe(3);
+      const checks = JSON.parse(io.stdout.text).checks as { name: string; status: string; code?: string }[];
+      expect(checks.filter((check) => check.status === 'fail').map(({ name, code }) => [name, code])).toEqual([
+        ['token', 'E2000'],
+        ['reachable', 'E3002'],
+      ]);
     }));
 });

@@ -7,7 +7,7 @@ import { examctlStep as examctl } from '../support/in-process.js';
 // docs/interpretations.md, "One file, one id", in the commands the one rule (OneIdPerFile) reaches
 // beyond test/corpus/one-id-per-file.test.ts: whole schedule requests, user sync without its memory's
 // read (--really-new-ids), invigilator ids given as arguments and in --file. Both records fail, in
-// the dry run and the real run, code null, and neither is sent.
+// the dry run and the real run, code 9009, and neither is sent.
 
 const failures = (report: Report): [number, string | null, string | null, number | null, string][] =>
   report.items
@@ -51,14 +51,14 @@ describe('an exact duplicate id fails both records, in every command', () => {
             1,
             'S-TWICE',
             'Schedule.ScheduleExtId',
-            null,
+            9009,
             'ScheduleExtId S-TWICE is also on line 3; an id appears once in one file',
           ],
           [
             3,
             'S-TWICE',
             'Schedule.ScheduleExtId',
-            null,
+            9009,
             'ScheduleExtId S-TWICE is also on line 1; an id appears once in one file',
           ],
         ]);
@@ -83,8 +83,8 @@ describe('an exact duplicate id fails both records, in every command', () => {
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
         expect(failures(parseReport(run))).toEqual([
-          [2, 'd-1', 'ExternalId', null, 'ExternalId d-1 is also on line 4; an id appears once in one file'],
-          [4, 'd-1', 'ExternalId', null, 'ExternalId d-1 is also on line 2; an id appears once in one file'],
+          [2, 'd-1', 'ExternalId', 9009, 'ExternalId d-1 is also on line 4; an id appears once in one file'],
+          [4, 'd-1', 'ExternalId', 9009, 'ExternalId d-1 is also on line 2; an id appears once in one file'],
         ]);
       }
     });

@@ -5,6 +5,7 @@ import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ERROR_CODES, errorCodeEntry, type ErrorCodeId } from '../../src/system/error-codes.js';
 import { ROOT } from '../support/cli.js';
+import { ITEM_CODES, ITEM_CODE_TEXT } from '../../src/domain/codes.js';
 import { errorLine, TargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -51,6 +52,18 @@ describe('examctl explain', () => {
       expect(await runCli(['explain', '9007', '--json'], json.deps)).toBe(0);
       expect(JSON.parse(json.stdout.text)).toMatchObject({ code: '9007', title: 'wider than api text', exit: 0 });
       expect(JSON.parse(json.stdout.text).cause).toContain('--strict');
+      const own = testDeps(dir);
+      expect(await runCli(['explain', '9010', '--json'], own.deps)).toBe(0);
+      expect(JSON.parse(own.stdout.text)).toEqual({
+        code: '9010',
+        exit: 1,
+        title: 'schedule rows disagree',
+        ...ITEM_CODE_TEXT.ScheduleRowsDisagree,
+      });
+      // An item a stopped run did not send: the run's own code gives the exit.
+      const skipped = testDeps(dir);
+      expect(await runCli(['explain', '9025'], skipped.deps)).toBe(0);
+      expect(skipped.stdout.text).toMatch(/^9025: not sent run stopped \(exit of the run's error\)/);
       const none = testDeps(dir);
       expect(await runCli(['explain', '208'], none.deps)).toBe(2);
       expect(none.stderr.text).toMatch(/^examctl: E2004: .*"208"/);
@@ -70,7 +83,11 @@ describe('the table of codes', () => {
   it('docs/errors.md holds every entry, as npm run docs:flags writes it', () => {
     const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
     const { blocks } = renderErrorBlocks(doc);
-    expect(blocks).toEqual([{ marker: 'codes', upToDate: true }]);
+    expect(blocks).toEqual([
+      { marker: 'codes', upToDate: true },
+      { marker: 'items', upToDate: true },
+    ]);
+    for (const code of Object.values(ITEM_CODES)) expect(errorsSection('items')).toContain(`### ${code}\n`);
     for (const code of Object.keys(ERROR_CODES)) expect(errorsSection('codes')).toContain(`### ${code}\n`);
   });
 });

@@ -248,7 +248,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
         skipped: 0,
       });
       expect(sisDry.stderr).toContain(
-        `sis.csv:4 [000419] Hierarchies - Subject "Maths" has no entry in the value table of profile sis: mapFile ${join(dir, 'sis-map.json')}:18 "Subject" (known: "Mathematics", "Science")`,
+        `sis.csv:4 [000419] Hierarchies 9016 Subject "Maths" has no entry in the value table of profile sis: mapFile ${join(dir, 'sis-map.json')}:18 "Subject" (known: "Mathematics", "Science")`,
       );
       expect(sisDry.stderr).toContain('Hierarchies "DEPT-SCI" from Subject "science"');
       const sisReport = await workbookRows(join(dir, 'sis-dry.xlsx'));
@@ -257,7 +257,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
       expect(marked(sisReport)).toEqual([
         {},
         {},
-        { Subject: expect.stringMatching(/^Hierarchies: Subject "Maths" has no entry/) as unknown as string },
+        { Subject: expect.stringMatching(/^9016 Hierarchies: Subject "Maths" has no entry/) as unknown as string },
       ]);
 
       // Sent: the platform's words, never the export's.
@@ -300,14 +300,14 @@ describe("an exams officer's term: the exports in with their own words, the resu
         skipped: 0,
       });
       expect(hrDry.stderr).toContain(
-        'hr.csv:4 [0074] Hierarchies - Dept "History" has no entry in the value table of profile hr',
+        'hr.csv:4 [0074] Hierarchies 9016 Dept "History" has no entry in the value table of profile hr',
       );
       expect(hrDry.stderr).toContain('(known: "Mathematics", "Science")');
       expect(hrDry.stderr).toContain(
-        'hr.csv:5 [0075] Hierarchies - Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0)',
+        'hr.csv:5 [0075] Hierarchies 9016 Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0)',
       );
       expect(hrDry.stderr).toContain(
-        'hr.csv:6 [0076] Hierarchies - Exams Officer "Y" gives the flag coordinator but "Dept" is empty: a flag needs a hierarchy',
+        'hr.csv:6 [0076] Hierarchies 9016 Exams Officer "Y" gives the flag coordinator but "Dept" is empty: a flag needs a hierarchy',
       );
       expect(hrDry.stderr).toContain(
         'Hierarchies "DEPT-MATH:coordinator+reports" from Dept "Mathematics", Exams Officer "Y", Sees Reports "Y", Rescorer "0"',
@@ -322,7 +322,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
         ['Dept'],
         ['Personal email'],
       ]);
-      expect(hrMarks[2]!.Dept).toMatch(/^Hierarchies: Dept "History" has no entry/);
+      expect(hrMarks[2]!.Dept).toMatch(/^9016 Hierarchies: Dept "History" has no entry/);
       expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: Email is not a valid address/);
       expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(
         1,

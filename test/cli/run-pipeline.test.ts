@@ -364,18 +364,15 @@ describe('invigilators remove reads SuccessfullyRemoved (docs/interpretations.md
           io.deps,
         );
         const items = (
-          JSON.parse(io.stdout.text) as { items: { status: string; action?: string; errors: { message: string }[] }[] }
+          JSON.parse(io.stdout.text) as { items: { status: string; action?: string; errors: { code: number }[] }[] }
         ).items;
-        statuses.push([
-          String(code),
-          ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.message}`),
-        ]);
+        statuses.push([String(code), ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.code}`)]);
       });
     }
-    const unconfirmed = 'failed the service did not confirm removing it';
+    const unconfirmed = 'failed 9027';
     expect(statuses).toEqual([
       ['1', 'ok removed', unconfirmed],
-      ['1', unconfirmed, 'failed not an invigilator'],
+      ['1', unconfirmed, 'failed 319'],
       ['1', unconfirmed, unconfirmed],
     ]);
   });

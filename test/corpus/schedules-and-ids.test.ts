@@ -69,7 +69,7 @@ describe('schedule push', () => {
         [2, 'S-CORPUS-4', 'ok'],
         [3, 'S-CORPUS-5', 'failed'],
       ]);
-      expect(doc.items[1]!.errors.map((e) => [e.line, e.field, e.code])).toEqual([[6, 'Schedule.Title', null]]);
+      expect(doc.items[1]!.errors.map((e) => [e.line, e.field, e.code])).toEqual([[6, 'Schedule.Title', 9010]]);
       // CSV report: every input row, with its schedule's status.
       const rows = parseCsv(await readFile(report, 'utf8'));
       const status = rows[0]!.indexOf('status');

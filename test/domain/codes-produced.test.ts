@@ -239,6 +239,36 @@ const PRODUCED = {
   ],
   WiderThanApiText: ['test/cli/strict.test.ts', "['Physics2027', 'failed', 9007"],
   DoubleEncodedLetters: ['test/corpus/encodings.test.ts', "['u-1', 'failed', [9008, 9008"],
+  IdRepeatedInFile: ['test/domain/duplicate-ids.test.ts', 'expect(problems.map((p) => p?.code)).toEqual([9009, 9009'],
+  ScheduleRowsDisagree: ['test/domain/sittings.test.ts', "{ line: 4, field: 'Schedule.StartDateTime', code: 9010 }"],
+  CandidateDiffersAcrossSchedules: [
+    'test/domain/sittings.test.ts',
+    "problems: [{ line: 2, field: 'CandidateExtId', code: 9011 }]",
+  ],
+  FieldGivenTwice: ['test/input/input-flags.test.ts', "expect.objectContaining({ field: 'FirstName', code: 9012 })"],
+  UnknownInputKey: ['test/input/input-flags.test.ts', "expect.objectContaining({ field: 'phone', code: 9013 })"],
+  CellNotReadable: ['test/xlsx/xlsx-reader.test.ts', "['PhoneNumber', 9014]"],
+  HierarchyCellInvalid: [
+    'test/domain/coercion.test.ts',
+    "expect.objectContaining({ field: 'Hierarchies[1]', code: 9015 })",
+  ],
+  ComputedValueRefused: ['test/input/map-file.test.ts', "field: 'Hierarchies', code: 9016,"],
+  YesNoCellInvalid: [
+    'test/domain/coercion.test.ts',
+    "expect.objectContaining({ field: 'DisablePasswordReset', code: 9017 })",
+  ],
+  IdsOneWithoutLeadingZeros: ['test/sync/leaver-ids.test.ts', "toMatchObject({ field: 'ExternalId', code: 9018 })"],
+  NotOnLocalStore: ['test/sync/adopt-entries.test.ts', "toMatchObject({ field: 'CandidateExtId', code: 9019 })"],
+  NothingToAdopt: ['test/sync/adopt-entries.test.ts', "toMatchObject({ field: 'ScheduleExtId', code: 9020 })"],
+  StaleRow: ['test/sync/older-run-rows.test.ts', "['u1', '9021'],"],
+  RowOfAnotherPopulation: ['test/sync/older-run-rows.test.ts', "errors: [{ field: 'ExternalId', code: 9022 }]"],
+  PinWouldBeCleared: ['test/sync/schedule-fields-left-out.test.ts', "errors: [{ field: 'Schedule.PIN', code: 9023 }]"],
+  NotInPlan: ['test/cli/plan-guard.test.ts', "problems: [{ field: '', code: 9024 }]"],
+  NotSentRunStopped: ['test/runs/lock-refused-run.test.ts', 'expect(item.errors[0].code).toBe(9025)'],
+  NoDefiniteAnswer: ['test/runs/transient-resume.test.ts', 'item.errors[0]?.code === 9026'],
+  RemovalNotConfirmed: ['test/cli/run-pipeline.test.ts', "const unconfirmed = 'failed 9027'"],
+  FailedWithoutErrors: ['test/remote/envelope-errors.test.ts', "toMatchObject({ field: '', code: 9028 })"],
+  ErrorsLeftOut: ['test/remote/envelope-errors.test.ts', 'expect(cut[100]).toMatchObject({ code: 9029 })'],
 } as const satisfies Record<keyof typeof ErrorCode, readonly [file: string, line: string]>;
 
 describe('every code of codes.ts has a test that produces it', () => {

@@ -4,6 +4,8 @@ import {
   coerceAndValidateUser,
   coerceFields,
   coerceScheduleRequestFields,
+  hierarchyEntryCell,
+  hierarchyEntryParts,
   parseBooleanSpelling,
 } from '../../src/domain/coercion.js';
 import { validateUser } from '../../src/domain/user.js';
@@ -48,7 +50,7 @@ describe('boolean spellings', () => {
 
   it('a bad spelling names the field and the accepted spellings, and the value stays', () => {
     const { fields, problems } = coerceFields('user', { ...user, DisablePasswordReset: 'maybe' });
-    expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: null })]);
+    expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: 9017 })]);
     expect(problems[0]?.message).toContain('true/false, yes/no, Y/N or 1/0');
     expect(fields['DisablePasswordReset']).toBe('maybe');
   });
@@ -104,6 +106,14 @@ describe('lists', () => {
 });
 
 describe('Hierarchies cell', () => {
+  it('the one writer of a link cell, read back by its parser: id alone without flags, else id:flag+flag', () => {
+    expect(hierarchyEntryCell('H-A', [])).toBe('H-A');
+    expect(hierarchyEntryCell('H-A', ['coordinator', 'reports'])).toBe('H-A:coordinator+reports');
+    expect(hierarchyEntryParts(hierarchyEntryCell('H-A', ['coordinator', 'reports']))).toEqual({
+      id: 'H-A',
+      flags: ['coordinator', 'reports'],
+    });
+  });
   it('EXTID and EXTID:flag+flag entries', () => {
     const { fields, problems } = coerceFields('user', {
       ...user,
@@ -150,7 +160,7 @@ describe('Hierarchies cell', () => {
   });
   it('an unknown flag is a problem at the entry, and validation still refuses the entry', () => {
     const c = coerceFields('user', { ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
-    expect(c.problems).toEqual([expect.objectContaining({ field: 'Hierarchies[1]', code: null })]);
+    expect(c.problems).toEqual([expect.objectContaining({ field: 'Hierarchies[1]', code: 9015 })]);
     expect(c.problems[0]?.message).toContain('coordinator, administrator, reports, rescoring, delete');
     expect(validateUser(c.fields).ok).toBe(false);
     const merged = coerceAndValidateUser({ ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
@@ -170,7 +180,7 @@ describe('Hierarchies cell', () => {
   });
   it('bad JSON in the cell is a problem naming Hierarchies', () => {
     expect(coerceFields('user', { Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([
-      expect.objectContaining({ field: 'Hierarchies', code: null }),
+      expect.objectContaining({ field: 'Hierarchies', code: 9015 }),
     ]);
   });
   it('JSON membership objects pass through untouched', () => {
@@ -232,7 +242,7 @@ describe('coercion problems before validation (withReaderProblems)', () => {
       Email: 'x',
     });
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
-      ['SpecialNeeds:null', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
+      ['SpecialNeeds:9017', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
     );
   });
   it('keeps everything when coercion found nothing', () => {

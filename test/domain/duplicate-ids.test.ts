@@ -96,7 +96,7 @@ describe('OneIdPerFile: an id given twice in one input fails both records', () =
       'ScheduleExtId S-J1 is also on line 2; an id appears once in one file',
       'ScheduleExtId S-DEFAULT is also on line 3; an id appears once in one file',
     ]);
-    expect(problems.every((p) => p?.code === null)).toBe(true);
+    expect(problems.map((p) => p?.code)).toEqual([9009, 9009, 9009, 9009]);
     // The request itself names its id and is valid on its own: the rule, not prepareScheduleRequest, fails it.
     const request = prepareScheduleRequest(
       {

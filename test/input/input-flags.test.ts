@@ -337,12 +337,24 @@ describe('messages that teach the fix', () => {
       const refused = await run(dir, ['user', 'sync', '--file', 'export.json', '--dry-run', '--json']);
       expect(refused.code).toBe(1);
       const items = JSON.parse(refused.stdout).items as { errors: { field: string; message: string }[] }[];
-      expect(items[0]!.errors).toEqual([
-        expect.objectContaining({
-          field: 'phone',
-          message:
-            'unknown keys: "phone" (likely PhoneNumber), "campus"; read them as API fields with --map phone=PhoneNumber (or a --map-file), or skip them with --ignore-unknown-columns',
-        }),
+      expect(items[0]!.errors).toEqual([expect.objectContaining({ field: 'phone', code: 9013 })]);
+      expect(items[0]!.errors[0]!.message).toMatch(/"phone" \(likely PhoneNumber\), "campus"/);
+      expect(items[0]!.errors[0]!.message).toContain('--map phone=PhoneNumber');
+      // A key mapped onto a field the record also gives: the record fails on that field, 9012.
+      await writeFile(join(dir, 'twice.json'), JSON.stringify([{ ...records[1], campus: undefined, Given: 'Bo' }]));
+      const twice = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'twice.json',
+        '--map',
+        'Given=FirstName',
+        '--dry-run',
+        '--json',
+      ]);
+      expect(twice.code).toBe(1);
+      expect(JSON.parse(twice.stdout).items[0].errors).toEqual([
+        expect.objectContaining({ field: 'FirstName', code: 9012 }),
       ]);
       expect(items[1]!.errors[0]!.message).toContain('unknown key: "campus"; use --map "key=Field"');
       for (const file of ['export.json', 'export.ndjson']) {

@@ -89,7 +89,7 @@ describe('value tables', () => {
       expect(items[3]!.errors).toEqual([
         {
           field: 'Hierarchies',
-          code: null,
+          code: 9016,
           message:
             'Subject "Maths" has no entry in the value table of --map-file sis-map.json:6 "Subject" (known: "Mathematics", "Science"); it is not sent as it is: add it to "values", or give a "default"',
         },

@@ -121,7 +121,7 @@ describe('examctl doctor', () => {
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
       expect(stdout).toMatch(
-        /FAIL\s+authorised\s+answered HTTP 308 to https:\/\/127\.0\.0\.1\/api\/v1\/integrations\/external\/review-sessions\/x/,
+        /FAIL\s+authorised\s+E3002: answered HTTP 308 to https:\/\/127\.0\.0\.1\/api\/v1\/integrations\/external\/review-sessions\/x/,
       );
       expect(stdout).toContain('set --base-url to https://127.0.0.1');
       expect(server.requests).toHaveLength(1);
@@ -144,7 +144,7 @@ describe('examctl doctor', () => {
       };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
-      expect(stdout).toMatch(/FAIL\s+authorised\s+refused \(403\)/);
+      expect(stdout).toMatch(/FAIL\s+authorised\s+E3010: refused \(403\)/);
       expect(stdout).toContain('not healthy');
       expect(stdout).not.toContain(TOKEN);
     });
@@ -215,7 +215,7 @@ describe('examctl doctor', () => {
 describe('examctl doctor: no store yet where none can be created', () => {
   const expectFail = async (dir: string, store: string, words: RegExp) => {
     const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-    expect(stdout).toMatch(/FAIL\s+store\s+no store yet, and none can be created in /);
+    expect(stdout).toMatch(/FAIL\s+store\s+E3000: no store yet, and none can be created in /);
     expect(stdout).toMatch(words);
     expect(code).toBe(3);
   };
@@ -251,7 +251,7 @@ describe('examctl doctor: runs and sync directories a run cannot make (trial24 f
           XDG_STATE_HOME: '',
         });
         expect(stdout).toMatch(
-          /FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /,
+          /FAIL\s+permissions\s+E3050: a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /,
         );
         // The flags first, as user sync's help says them: doctor takes them too.
         expect(stdout).toContain(

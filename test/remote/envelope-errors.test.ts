@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorsOf, problemsFrom } from '../../src/api/envelope-errors.js';
+import { capProblems, errorsOf, problemsFrom } from '../../src/api/envelope-errors.js';
+import { failureProblems } from '../../src/pipeline/service-answer.js';
 
 describe('errorsOf', () => {
   it('reads no problems from null, a missing Errors or a non-object', () => {
@@ -38,5 +39,22 @@ describe('errorsOf', () => {
       { field: 'FirstName', code: null, message: 'required' },
     ]);
     expect(errorsOf({ Errors: [{ weird: 1 }] })[0]!.message).toBe('{"weird":1}');
+  });
+});
+
+describe("examctl's own problems of an answer", () => {
+  it('a list cut at 100 ends with one 9029 entry counting the rest', () => {
+    const many = Array.from({ length: 130 }, (_, i) => ({ field: '', code: 131 as const, message: `H-${i}` }));
+    const cut = capProblems(many);
+    expect(cut).toHaveLength(101);
+    expect(cut[100]).toMatchObject({ code: 9029 });
+    expect(cut[100]!.message).toContain('30');
+  });
+
+  it('Success: false without any error is one 9028 problem naming the HTTP status', () => {
+    const [only, ...rest] = failureProblems({ status: 409, envelope: { Success: false, Content: null, Errors: [] } });
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ field: '', code: 9028 });
+    expect(only!.message).toContain('409');
   });
 });

@@ -40,6 +40,7 @@ describe('a run the store lock refused before it sent anything', () => {
       for (const item of doc.items) {
         expect(item.errors).toHaveLength(1);
         expect(item.errors[0].message).toContain('E3020');
+        expect(item.errors[0].code).toBe(9025);
         expect(item.errors[0].message).not.toContain(lock);
       }
       // The human summary says the lock's message once: the run's error line.
@@ -47,6 +48,9 @@ describe('a run the store lock refused before it sent anything', () => {
       expect(human.code).toBe(3);
       expect(human.stderr.split(lock).length - 1).toBe(1);
       const shown = JSON.parse((await cli(['runs', 'show', 'last', '--json'])).stdout);
+      expect(new Set(shown.items.map((item: { errors: { code: number }[] }) => item.errors[0]!.code))).toEqual(
+        new Set([9025]),
+      );
       expect(
         shown.items.filter((item: { errors: { message: string }[] }) => item.errors[0]!.message.includes(lock)),
       ).toEqual([]);

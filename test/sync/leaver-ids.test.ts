@@ -149,7 +149,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     );
     expect(zeros.problemAt(4, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2 are one id/);
     expect(zeros.problemAt(6, '0004000')?.message).toMatch(/^ExternalId 0004000 and 004000 on line 2 are one id/);
-    expect(zeros.problemAt(6, '0004000')).toMatchObject({ field: 'ExternalId', code: null });
+    expect(zeros.problemAt(6, '0004000')).toMatchObject({ field: 'ExternalId', code: 9018 });
     // The same spelling twice is a repeated id (its own rule), not a pair; other rows are untouched.
     expect(zeros.problemAt(5, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2/);
     expect(zeros.problemAt(3, 'st-1')).toBeUndefined();

@@ -91,7 +91,7 @@ describe('rows of an older run after a later one', () => {
     expect(applied).toEqual([]);
     for (const line of [2, 5])
       expect(retry.stderr).toContain(
-        `n1-report.csv:${line} [u${line === 2 ? 1 : 5}] ExternalId - not sent: this row is of run ${n1}, and a later run, ${n2}, left this user with another request`,
+        `n1-report.csv:${line} [u${line === 2 ? 1 : 5}] ExternalId 9021 not sent: this row is of run ${n1}, and a later run, ${n2}, left this user with another request`,
       );
     expect(retry.stderr).toContain('run again with --allow-old-file');
     // The retry's own report names night 1 for them: fed back again, still refused.
@@ -101,6 +101,13 @@ describe('rows of an older run after a later one', () => {
         .filter((line) => line.startsWith('u'))
         .map((line) => line.split(',').at(-1)),
     ).toEqual([n1, n1]);
+    // The CSV report's error_codes cell: examctl's own code for a stale row.
+    const [header, ...rows] = (await readFile(join(dir, 'retry.csv'), 'utf8')).split(/\r?\n/).filter(Boolean);
+    const codes = header!.split(',').indexOf('error_codes');
+    expect(rows.map((row) => [row.split(',')[0], row.split(',')[codes]])).toEqual([
+      ['u1', '9021'],
+      ['u5', '9021'],
+    ]);
     const again = await sync('--file', 'retry.csv', '--only-failed');
     expect(again.code, again.stderr).toBe(1);
     expect(applied).toEqual([]);
@@ -160,8 +167,10 @@ describe('rows of an older run after a later one', () => {
     expect(night.code, night.stderr).toBe(1);
     failing = new Set();
     applied = [];
-    const plain = await sync('--file', 'p1-report.csv', '--only-failed');
+    const plain = await sync('--file', 'p1-report.csv', '--only-failed', '--json');
     expect(plain.code, plain.stderr).toBe(1);
+    const [refused] = JSON.parse(plain.stdout).items;
+    expect(refused).toMatchObject({ id: 'u3', status: 'failed', errors: [{ field: 'ExternalId', code: 9022 }] });
     expect(plain.stderr).toContain(
       `not sent: this row is of run ${runOf(night.stderr)}, which ran with --population students: retry its report with --population students`,
     );
@@ -228,14 +237,14 @@ describe('rows of an older run after a later one', () => {
     const xlsx = await sync('--file', 'dry.xlsx');
     expect(xlsx.code, xlsx.stderr).toBe(1);
     expect(xlsx.stderr).toContain(
-      `[u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}`,
+      `[u1] ExternalId 9021 not sent: this row is of a dry run's report, planned against run ${n0}`,
     );
     applied = [];
     const whole = await sync('--file', 'dry.csv');
     expect(whole.code, whole.stderr).toBe(1);
     expect(sentIds()).toEqual(['u2']);
     expect(whole.stderr).toContain(
-      `dry.csv:2 [u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`,
+      `dry.csv:2 [u1] ExternalId 9021 not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`,
     );
   });
 
@@ -254,7 +263,7 @@ describe('rows of an older run after a later one', () => {
     applied = [];
     const tidied = await sync('--file', 'tidy.csv', '--only-failed');
     expect(tidied.code, tidied.stderr).toBe(1);
-    expect(tidied.stderr).toContain('[u1] ExternalId - not sent: this row is of run');
+    expect(tidied.stderr).toContain('[u1] ExternalId 9021 not sent: this row is of run');
     expect(applied).toEqual([]);
     await users('p0.csv', 'u7', 'u8');
     const p0 = runOf((await nightly('p0.csv', '--population', 'students')).stderr);
@@ -281,7 +290,7 @@ describe('rows of an older run after a later one', () => {
       applied = [];
       const fed = await sync('--file', name, ...(name === 'errors.csv' ? ['--only-failed'] : []));
       expect(fed.code, fed.stderr).toBe(1);
-      expect(fed.stderr).toContain('[u1] ExternalId - not sent: this row is of run');
+      expect(fed.stderr).toContain('[u1] ExternalId 9021 not sent: this row is of run');
       expect(applied.map((user) => user.ExternalId)).not.toContain('u1');
     }
   });

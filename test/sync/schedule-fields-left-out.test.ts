@@ -64,11 +64,13 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       await writeFile(join(dir, 'full.csv'), `${HEADER},LockExamOnConnectionLoss\n${row('S-0', 'c-1')},true\n`);
       await writeFile(join(dir, 'late.csv'), `${HEADER}\n${row('S-0', 'c-2')}\n`);
       expect((await push(dir, 'full.csv', '--pin', '4821')).code).toBe(0);
-      const late = await push(dir, 'late.csv');
+      const late = await push(dir, 'late.csv', '--report', 'late.json');
       expect(late.code).toBe(1);
       expect(late.stderr).toMatch(
-        /\[S-0\] Schedule\.PIN - not sent: the upsert would clear PIN, \S+ \(set by run \S+\), opening the sitting/,
+        /\[S-0\] Schedule\.PIN 9023 not sent: the upsert would clear PIN, \S+ \(set by run \S+\), opening the sitting/,
       );
+      const [refused] = JSON.parse(await readFile(join(dir, 'late.json'), 'utf8')).items;
+      expect(refused).toMatchObject({ id: 'S-0', status: 'failed', errors: [{ field: 'Schedule.PIN', code: 9023 }] });
       expect(await fieldsOf(dir)).toEqual(['4821', true]);
       const given = await push(dir, 'late.csv', '--pin', '4821', '--report', 'r.json');
       expect(given.code, given.stderr).toBe(0);

@@ -14,26 +14,26 @@ describe('checkSpreadsheetValues', () => {
     expect(problems).toEqual([
       {
         field: 'FirstName',
-        code: null,
+        code: 9014,
         message:
           'FirstName holds the spreadsheet error #N/A (a formula that failed, or a cell examctl could not read): type the value',
       },
       {
         field: 'Labels[1]',
-        code: null,
+        code: 9014,
         message:
           'Labels holds the spreadsheet error #VALUE! (a formula that failed, or a cell examctl could not read): type the value',
       },
       {
         field: 'City',
-        code: null,
+        code: 9014,
         message:
           'City holds the spreadsheet error Err:502 (a formula that failed, or a cell examctl could not read): type the value',
       },
       // A secret's value is never quoted, not even an error's text.
       {
         field: 'Password',
-        code: null,
+        code: 9014,
         message:
           "Password holds a spreadsheet's error value (a formula that failed, or a cell examctl could not read): type the value",
       },

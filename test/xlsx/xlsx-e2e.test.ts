@@ -24,7 +24,7 @@ describe('bin/examctl on workbooks made by other software', () => {
       expect(run.stdout).toBe('');
       expect(summaryOf(run.stderr)).toMatchObject({ dryRun: true, total: 4, ok: 1, partial: 0, failed: 3, skipped: 0 });
       expect(run.stderr).toMatch(
-        /users-openpyxl\.xlsx\[Users\]:5 \[u-5\] Company - cell J5: the cell holds the error #N\/A/,
+        /users-openpyxl\.xlsx\[Users\]:5 \[u-5\] Company 9014 cell J5: the cell holds the error #N\/A/,
       );
     });
   });

@@ -22,7 +22,7 @@ export async function run({ code, json }: ExplainOptions, deps: CommandDeps): Pr
     await printJson(deps, entry);
     return 0;
   }
-  await printLine(deps, `${entry.code}: ${entry.title} (exit ${entry.exit})`);
+  await printLine(deps, `${entry.code}: ${entry.title} (exit ${entry.exit ?? "of the run's error"})`);
   for (const line of ['', `Cause: ${entry.cause}`, '', `Fix: ${entry.fix}`]) await printLine(deps, line);
   return 0;
 }

@@ -7,6 +7,7 @@ import { givenPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import { isGiven } from '../../domain/field-rules.js';
+import { hierarchyEntryCell } from '../../domain/coercion.js';
 import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
@@ -252,6 +253,6 @@ async function tell<P>(
 
 /** An entry's links as CSV cell words (`H-A:coordinator+reports`) and its population, for the plan. */
 function entryWords(entry: MemoryEntry): { links: string[]; population?: string } {
-  const links = (entry.links ?? []).map(([id, flags]) => (flags.length === 0 ? id : `${id}:${flags.join('+')}`));
+  const links = (entry.links ?? []).map(([id, flags]) => hierarchyEntryCell(id, flags));
   return entry.population === undefined ? { links } : { links, population: entry.population };
 }

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { guarded } from '../../src/pipeline/plan-tap.js';
+import { planDigest, type PlanGuard } from '../../src/runs/plan-document.js';
+import type { Unit } from '../../src/pipeline/record-job.js';
+
+// `examctl apply` (docs/plan.md, "Apply"): a unit that is not the plan's request at its position fails unsent, 9024.
+const unit = (id: string): Unit<{ ExternalId: string }> => ({
+  source: { file: 'users.csv', line: 2 },
+  id,
+  prepared: { ok: true, value: { ExternalId: id } },
+});
+
+describe('apply: each unit against the plan', () => {
+  it('the planned request goes; another at its place, or one past the plan, fails with 9024 naming the item', async () => {
+    const guard: PlanGuard = {
+      path: 'p.json',
+      itemAt: (n) => (n === 0 ? ({ digest: planDigest({ ExternalId: 'u-1' }) } as never) : undefined),
+    };
+    const batches = (async function* () {
+      yield [unit('u-1'), unit('u-2')];
+    })();
+    const out: Unit<{ ExternalId: string }>[] = [];
+    for await (const batch of guarded(batches, guard)) out.push(...batch);
+    expect(out[0]!.prepared.ok).toBe(true);
+    expect(out[1]!.prepared).toMatchObject({ ok: false, problems: [{ field: '', code: 9024 }] });
+    expect(out[1]!.prepared.ok ? '' : out[1]!.prepared.problems[0]!.message).toMatch(/p\.json .*item 2/);
+  });
+});
