@@ -35,11 +35,9 @@ function journalCounts(): JournalCounts {
   return { sent, answered };
 }
 
-const requestsTo = (route: string): number =>
-  place
-    .log()
-    .split('\n')
-    .filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
+/** The requests to `route` in a server's log (DemoServer.stop or restart: the whole of it). */
+const requestsTo = (log: string, route: string): number =>
+  log.split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
 
 /**
  * Runs `args` against the server; the run sends itself `signal` once `atLeast` units are on record
@@ -54,17 +52,6 @@ async function signalOnceRecorded(args: string[], atLeast: number, signal: NodeJ
 
 async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
   expect((await signalOnceRecorded(args, atLeast, 'SIGKILL')).signal).toBe('SIGKILL');
-}
-
-/** The server's request log once requests the killed run left in flight have been answered. */
-async function settledRequests(route: string): Promise<number> {
-  let last = -1;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const now = requestsTo(route);
-    if (now === last) return now;
-    last = now;
-  }
 }
 
 interface ShownReport {
@@ -102,7 +89,8 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     await writeUsersCsv(join(place.dir, 'users.csv'), ids);
     await killOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150);
     const killed = journalCounts();
-    const received = await settledRequests('/user');
+    // The server restarted: every request of the killed run it will ever handle is in the old log.
+    const received = requestsTo(await place.restart(), '/user');
     // More units on record as sent than requests the server got plus all 8 the run may have had
     // in flight: those were recorded ahead and never went out.
     expect(killed.sent.size).toBeGreaterThan(received + 8);
@@ -113,7 +101,7 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     expect(new Set(report.items.map((item) => item.source.line)).size).toBe(600);
     // The resume sent exactly the units the store lacked: an answer on record, or applied since the
     // run's start head (its first answer's, docs/runs.md), none twice, none left out.
-    expect(requestsTo('/user') - received).toBe(600 - held);
+    expect(requestsTo(await place.stop(), '/user')).toBe(600 - held);
     await exportStore();
     const users = exported('Users').filter((user) => user.ExternalId?.startsWith('ahead-'));
     expect(users.map((user) => user.ExternalId).sort()).toEqual(ids);
@@ -136,7 +124,8 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     const killed = journalCounts();
     expect(killed.sent.has(120)).toBe(true);
     expect(killed.answered.has(120)).toBe(false);
-    await settledRequests('/schedule');
+    // The server restarted: no request of the killed run can reach the store any more.
+    await place.restart();
     await exportStore();
     const applied = exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-')).length;
     expect(killed.sent.size).toBeGreaterThan(applied + 8);
@@ -168,7 +157,8 @@ describe('a clean stop (SIGINT) while units are on record as sent ahead', () => 
     const ids = range('stop', 600);
     await writeUsersCsv(join(place.dir, 'users.csv'), ids);
     expect((await signalOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150, 'SIGINT')).code).toBe(130);
-    const received = requestsTo('/user');
+    // The server restarted: its whole log, a line the stopped run's answers outran included.
+    const received = requestsTo(await place.restart(), '/user');
     const withdrawn = readFileSync(
       join(place.dir, 'runs', readdirSync(join(place.dir, 'runs'))[0]!, 'journal.ndjson'),
       'utf8',
@@ -196,6 +186,6 @@ describe('a clean stop (SIGINT) while units are on record as sent ahead', () => 
 
     const report = await resumeAndShow();
     expect(report.summary).toMatchObject({ total: 600, ok: 600 });
-    expect(requestsTo('/user')).toBe(600);
+    expect(received + requestsTo(await place.stop(), '/user')).toBe(600);
   });
 });

@@ -360,14 +360,15 @@ describe('remote target: requests counted by the server', () => {
   });
   it('a deciding run while another run feeds the memory waits (stderr says so), refuses after the lock timeout, and goes on once the feeder is gone', async () => {
     // The feeder is held by the server after 50 answers: running by construction, its marker in
-    // place, and (waited for) the 50 acknowledged users remembered on disk.
-    const rememberedLines = (): number => {
+    // place, all 4 of its requests in flight received and held (its request timeout an hour: none
+    // is sent again), and (waited for) the 50 acknowledged users remembered on disk.
+    const acknowledged = (): number => {
       try {
         const synced = join(dir, 'state', 'synced');
-        // Acknowledged: not the intents written before each request (their digest is empty).
-        return readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8')
-          .split('\n')
-          .filter((line) => line !== '' && !line.includes('"d":""')).length;
+        // Acknowledged user entries only: not the intents written before each request (their
+        // digest is empty), nor the memory's header or population lines.
+        const text = readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8');
+        return new Set(Array.from(text.matchAll(/"id":"(stu-\d+)","d":"[^"]/g), (match) => match[1])).size;
       } catch {
         return 0;
       }
@@ -389,11 +390,12 @@ describe('remote target: requests counted by the server', () => {
         '4',
       ],
       dir,
-      env,
+      { ...env, EXAMCTL_REQUEST_TIMEOUT_MS: '3600000' },
     );
+    const held = 50 + 4;
     await new Promise<void>((resolve, reject) => {
       const poll = setInterval(() => {
-        if (server.received() > 50 && rememberedLines() >= 51) {
+        if (server.received() === held && acknowledged() === 50) {
           clearInterval(poll);
           resolve();
         } else if (feeder.child.exitCode !== null) {
@@ -402,7 +404,6 @@ describe('remote target: requests counted by the server', () => {
         }
       }, 5);
     });
-    const before = server.received();
     const refused = await examctl(
       [
         'user',
@@ -421,10 +422,10 @@ describe('remote target: requests counted by the server', () => {
       dir,
       { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '200' },
     );
+    // Refused, naming the feeder, whether the 200 ms ran out before or after it said it waits.
     expect(refused.code, refused.stderr).toBe(3);
-    expect(refused.stderr).toMatch(/waiting for pid \d+ .*feeding the sync memory of this target/);
-    expectCoded(refused.stderr, 'E3021', 'EXAMCTL_LOCK_TIMEOUT_MS');
-    expect(server.received()).toBe(before);
+    expectCoded(refused.stderr, 'E3021', 'EXAMCTL_LOCK_TIMEOUT_MS', `pid ${feeder.child.pid} `);
+    expect(server.received()).toBe(held);
 
     // A second one waits, and goes on when the feeder is gone (killed: its marker is stale).
     const waiting = startExamctl(
@@ -446,14 +447,15 @@ describe('remote target: requests counted by the server', () => {
       dir,
       { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '120000' },
     );
-    await new Promise<void>((resolve) => {
+    const said = await new Promise<string>((resolve) => {
       let err = '';
       waiting.child.stderr!.on('data', (chunk: string) => {
         err += chunk;
-        if (err.includes('waiting for')) resolve();
+        if (err.includes('this run decides from it')) resolve(err);
       });
     });
-    expect(server.received()).toBe(before);
+    expect(said).toMatch(new RegExp(`waiting for pid ${feeder.child.pid} .*feeding the sync memory of this target`));
+    expect(server.received()).toBe(held);
     feeder.child.kill('SIGKILL');
     await feeder.done;
     server.holdAfter(Infinity);
