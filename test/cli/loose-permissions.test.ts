@@ -131,7 +131,7 @@ describe('loose permissions', () => {
     expectCoded(refused.stderr, 'E2400', store, 'mode 777', `chmod go-w ${store}`);
     const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
     expect(doctor.stdout).toMatch(
-      /FAIL {2}permissions the runs directory .* writable by others.*; the local store .* writable by others/,
+      /FAIL {2}permissions E2400: the runs directory .* writable by others.*; the local store .* writable by others/,
     );
     expect(doctor.code).toBe(3);
     await chmod(join(dir, 'runs'), 0o700);
