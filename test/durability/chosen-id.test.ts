@@ -160,7 +160,7 @@ describe('the report loop after such a kill (trial35 F06)', () => {
     await examctl(['runs', 'show', 'last', '--report', 'r.csv'], dir, env);
     const row = readFileSync(join(dir, 'r.csv'), 'utf8').split(/\r?\n/)[1]!;
     const id = row.split(',').at(-1)!;
-    expect(row).toMatch(/^Physics,unknown,,"?sent \(or about to be\) when the run stopped/);
+    expect(row).toMatch(/^Physics,unknown,9026,"?sent \(or about to be\) when the run stopped/);
     const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
     expect(retry.code, retry.stderr).toBe(2);
     expect(retry.stderr).toContain(

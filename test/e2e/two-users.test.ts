@@ -143,7 +143,7 @@ describe.skipIf(!canMakeUsers)(
       expect(run.stderr).toContain(`${join(cfg, 'config.json')} is owned by uid ${attackerUid}, not by you`);
       const doctor = await admin(['doctor'], { EXAMCTL_CONFIG_DIR: cfg });
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL {2}permissions the config file \S+config\.json is not trusted/);
+      expect(doctor.stdout).toMatch(/FAIL {2}permissions E2400: the config file \S+config\.json is not trusted/);
       expect(server.received()).toBe(0);
     });
 
