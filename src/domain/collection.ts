@@ -2,7 +2,7 @@
  * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
  * (docs/api-reference.md, "Collection", codes 802-1004; docs/interpretations.md, "Collections").
  */
-import { ErrorCode, type ProblemCode } from './codes.js';
+import { ErrorCode, type ProblemCode, UNNUMBERED } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import {
   checkList,
@@ -53,8 +53,7 @@ const titleRule: FieldRule<'Title', string, true> = {
     }
     if (typeof value !== 'string') return notAString('Title', path, problems);
     if (hasForbiddenNameCharacter(value)) {
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage('Title') });
+      problems.push({ field: path, code: UNNUMBERED, message: forbiddenNameCharacterMessage('Title') });
       return undefined;
     }
     if (value.length >= COLLECTION_TITLE_LIMIT && codePointLength(value) >= COLLECTION_TITLE_LIMIT) {

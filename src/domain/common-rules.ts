@@ -2,7 +2,7 @@
  * Rules that more than one request shares (users and candidates, schedule dates). Each lives
  * here once; the entity tables only choose the code a failure carries on their endpoint.
  */
-import { ErrorCode, type ProblemCode } from './codes.js';
+import { ErrorCode, type ProblemCode, UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codeNote, integerRule, isUnset, type StringFormat } from './field-rules.js';
 import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault } from './text-rules.js';
@@ -69,8 +69,7 @@ export function dateTimeFormat(name: string): StringFormat {
       const parsed = parseDateTime(s);
       return parsed.ok ? parsed.iso : undefined;
     },
-    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-    code: null,
+    code: UNNUMBERED,
     // Only reached for a value normalise refused, so the second parse is on the failure path only.
     message(s) {
       const parsed = parseDateTime(s);

@@ -1,4 +1,5 @@
 /** The rule machinery (one table per request, one loop): docs/domain-rules.md, "One definition per field". */
+import { UNNUMBERED } from './codes.js';
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
@@ -146,8 +147,7 @@ export function checkList<T>(
 ): T[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) {
-    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-    problems.push({ field: path, code: null, message: `${name} must be a list of ${what}` });
+    problems.push({ field: path, code: UNNUMBERED, message: `${name} must be a list of ${what}` });
     return undefined;
   }
   const before = problems.length;
@@ -162,8 +162,7 @@ export function checkList<T>(
 export function unknownFieldProblem(table: RuleTable, prefix: string, key: string): Problem {
   const suggestion = table.byLowerName.get(key.toLowerCase());
   const hint = suggestion !== undefined ? `; did you mean ${suggestion}? (field names are case-sensitive)` : '';
-  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-  return { field: prefix + key, code: null, message: `Unknown field "${key}" in a ${table.entity}${hint}` };
+  return { field: prefix + key, code: UNNUMBERED, message: `Unknown field "${key}" in a ${table.entity}${hint}` };
 }
 
 const wireCache = new WeakMap<FieldRule, z.ZodType>();
@@ -257,8 +256,7 @@ export function validateFields<Rule extends FieldRule>(
     // `prefix` is the record's path plus `.` (or '').
     problems.push({
       field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix,
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      code: null,
+      code: UNNUMBERED,
       message: `A ${table.entity} must be a JSON object`,
     });
     return null;
@@ -371,8 +369,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
       }
       let valid = true;
       if (isName && hasForbiddenNameCharacter(value)) {
-        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-        problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage(name) });
+        problems.push({ field: path, code: UNNUMBERED, message: forbiddenNameCharacterMessage(name) });
         valid = false;
       }
       if (exceedsLength(value, max)) {
@@ -394,8 +391,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
 
 /** The problem of a value that is not a string (never quoted: it may be a password). */
 export function notAString(name: string, path: string, problems: Problem[]): undefined {
-  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-  problems.push({ field: path, code: null, message: `${name} must be a string` });
+  problems.push({ field: path, code: UNNUMBERED, message: `${name} must be a string` });
   return undefined;
 }
 
@@ -417,8 +413,7 @@ export function booleanRule<Name extends string>(name: Name, doc?: string): Fiel
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (typeof value !== 'boolean') {
-        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-        problems.push({ field: path, code: null, message: `${name} must be true or false` });
+        problems.push({ field: path, code: UNNUMBERED, message: `${name} must be true or false` });
         return undefined;
       }
       return value;

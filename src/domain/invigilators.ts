@@ -2,7 +2,7 @@
  * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
  * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
  */
-import { ErrorCode } from './codes.js';
+import { ErrorCode, UNNUMBERED } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import { codeNote, type Zod } from './field-rules.js';
 
@@ -58,8 +58,7 @@ export function validateInvigilatorRemoval(
   } else if (!Array.isArray(userExtIds)) {
     problems.push({
       field: INVIGILATOR_IDS_FIELD,
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      code: null,
+      code: UNNUMBERED,
       message: 'The invigilator user ids must be a JSON array of strings',
     });
   } else {
@@ -70,8 +69,7 @@ export function validateInvigilatorRemoval(
       else
         bad.push({
           field: `${INVIGILATOR_IDS_FIELD}[${i}]`,
-          // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-          code: null,
+          code: UNNUMBERED,
           message: 'An invigilator user id must be a non-empty string',
         });
     }

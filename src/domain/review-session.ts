@@ -2,6 +2,7 @@
  * GET /external/review-sessions/{externalId}: an id over string(60) is a request error decided before any
  * lookup, code null (docs/interpretations.md, "Review sessions"); the CLI refuses it before sending.
  */
+import { UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codePointLength, exceedsLength } from './text-rules.js';
 import { isPlainObject } from './field-rules.js';
@@ -17,8 +18,7 @@ export function idLengthProblem(
 ): Problem | null {
   if (!exceedsLength(externalId, max)) return null;
   const message = `The ${what} external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${max} (string(${max}))`;
-  // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-  return { field: REVIEW_SESSION_ID_FIELD, code: null, message };
+  return { field: REVIEW_SESSION_ID_FIELD, code: UNNUMBERED, message };
 }
 
 /** Why a 200's Content is not the API's session (an object; Results, if sent, a list of objects). */

@@ -2,6 +2,7 @@
  * POST /schedule: the request, the Schedule object and each Candidate (docs/api-reference.md, "Schedule",
  * "Candidate"). Its codes: docs/domain-rules.md, "Codes per endpoint".
  */
+import { UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
   booleanRule,
@@ -86,8 +87,7 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      problems.push({ field: path, code: null, message: 'SpecialNeeds must be true or false' });
+      problems.push({ field: path, code: UNNUMBERED, message: 'SpecialNeeds must be true or false' });
       return undefined;
     }
     return state === undefined ? undefined : state ? 'true' : 'false';
@@ -102,8 +102,7 @@ const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   check(value, path, problems) {
     return checkList(value, path, problems, 'ProctorUIds', 'strings', (id, at) => {
       if (typeof id === 'string' && id.trim() !== '') return id;
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      problems.push({ field: at, code: null, message: 'Each ProctorUIds entry must be a non-empty string' });
+      problems.push({ field: at, code: UNNUMBERED, message: 'Each ProctorUIds entry must be a non-empty string' });
       return undefined;
     });
   },
@@ -181,15 +180,13 @@ function checkCandidate(
   if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
     problems.push({
       field: `${prefix}AttemptExtId`,
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      code: null,
+      code: UNNUMBERED,
       message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS',
     });
   } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
     problems.push({
       field: `${prefix}AttemptExtId`,
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      code: null,
+      code: UNNUMBERED,
       message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)',
     });
   }
@@ -215,8 +212,7 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
     problems.push({
       field: `${prefix}EndDateTime`,
-      // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-      code: null,
+      code: UNNUMBERED,
       message: `EndDateTime must be after StartDateTime: EndDateTime ${end}, StartDateTime ${start}`,
     });
   }
@@ -231,8 +227,7 @@ const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   required: true,
   check(value, path, problems) {
     if (value !== undefined && value !== null) return checkSchedule(value, `${path}.`, problems) ?? undefined;
-    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-    problems.push({ field: path, code: null, message: 'Schedule is required' });
+    problems.push({ field: path, code: UNNUMBERED, message: 'Schedule is required' });
     return undefined;
   },
   wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).'),
@@ -248,8 +243,7 @@ const candidatesRule: FieldRule<'Candidates', unknown[], true> = {
       value === undefined || value === null
         ? 'Candidates is required (an empty list is allowed)'
         : 'Candidates must be a list of candidate objects';
-    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-    problems.push({ field: path, code: null, message });
+    problems.push({ field: path, code: UNNUMBERED, message });
     return undefined;
   },
   wire: (zod) =>
@@ -279,16 +273,21 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
     return {
       ok: false,
       problems: [
-        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-        { field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' },
+        {
+          field: '',
+          code: UNNUMBERED,
+          message: 'A schedule request must be a JSON object with Schedule and Candidates',
+        },
       ],
     };
   }
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
   if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
-    // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-    return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
+    return {
+      ok: false,
+      problems: [{ field: '', code: UNNUMBERED, message: 'All fields of the request body are empty' }],
+    };
   }
   const problems: Problem[] = [];
   const out = validateFields(body, SCHEDULE_REQUEST_TABLE, '', problems) as Record<string, unknown>;
@@ -309,8 +308,7 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
         firstIndexById.set(id.toLowerCase(), i);
       } else {
         const message = `CandidateExtId ${id} appears more than once in this request (first at Candidates[${first}]); ids are compared ignoring case`;
-        // Code null: an API rule the spec leaves unnumbered, answered alike by the engine (docs/domain-rules.md, "Codes per endpoint").
-        problems.push({ field: `Candidates[${i}].CandidateExtId`, code: null, message });
+        problems.push({ field: `Candidates[${i}].CandidateExtId`, code: UNNUMBERED, message });
       }
     }
     out['Candidates'] = list;

@@ -1,8 +1,8 @@
 /**
  * `synced adopt` and `adopt-schedules` on a local store (docs/sync.md, "When the memory is lost"):
  * a user or schedule it does not hold, a user it holds with other values than the row's, or
- * candidates it does not register, are not adopted (each named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
- * cannot tell.
+ * candidates it does not register, are not adopted (each named, exit 1): recorded, the next
+ * `--changed-only` run would never send them. A remote target cannot tell.
  */
 import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
