@@ -238,7 +238,8 @@ export function withReaderProblems<T>(
   // The reader left the field out, or coercion left it unconverted: "is required" or "must be" for
   // it would only repeat that problem, also where validation names it inside a request
   // (`Schedule.StartDateTime` of a sittings row) or inside the field (`Hierarchies[0].ExternalId`).
-  // An earlier problem with an API code (a whole-number cell's 249) speaks only for its code: 250 on the same value still applies.
+  // An earlier problem with an API code (a whole-number cell's 249) speaks only for its code: 250 on the same value
+  // still applies.
   const unreadAt = (field: string, { line, code }: Problem): boolean =>
     readerProblems.some(
       (unread) =>

@@ -32,7 +32,8 @@ export type SheetValue =
 
 /**
  * A cell's text (with a doubt: a warning's code and words; a date-time cell in `--timezone` also says its wall time
- * as shown), or why it cannot be used and `shown`, a report's text for it (docs/input-formats.md, "Cells examctl cannot read").
+ * as shown), or why it cannot be used and `shown`, a report's text for it (docs/input-formats.md, "Cells examctl
+ * cannot read").
  */
 export type CellReading =
   | { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } }

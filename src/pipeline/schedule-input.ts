@@ -129,7 +129,8 @@ async function scheduleDefaults(
     for (const field of ['StartDateTime', 'EndDateTime'] as const) {
       const value = defaults.schedule[field];
       const reading = typeof value === 'string' ? readTypedDateTime(field, value, shaping.dates) : undefined;
-      // Code null: the API's DateTime rule (unnumbered); the message is thrown as a usage error, the problem never reported.
+      // Code null: the API's DateTime rule (unnumbered); the message is thrown as a usage error, the problem never
+      // reported.
       if (reading !== undefined && !reading.ok) problems.push({ field, code: null, message: reading.message });
     }
     if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);

@@ -356,7 +356,7 @@ export async function sameTargetElsewhere(syncDir: string, target: ReportTarget,
     if (server) {
       if (serverOf(head.target) === server) found.push(head);
     } else if (head.target.kind === 'local' && target.kind === 'local') {
-      // A start-up reads no other store's entries (issue 82: 25 of them, 0.7 s a dry run); one moved here holds its heads.
+      // A start-up reads no other store's entries (25 of them cost a dry run 0.7 s); one moved here holds its heads.
       // One `local init` set aside (not in its path's directory) names a path a store was made at since: read too.
       const aside = join(syncDir, dir) !== memoryDir(syncDir, head.target);
       const of = (await sameStoreAs(head.target, target)) ?? (aside ? 'gone' : undefined);

@@ -307,7 +307,8 @@ export abstract class SentMemory<P> {
    */
   private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
     const own = newest?.heads ?? [];
-    // A population without heads of its own (its first night): the newest heads of another tell only whether the store is another.
+    // A population without heads of its own (its first night): the newest heads of another tell only whether the store
+    // is another.
     const seen = own.length > 0 ? own : newestHeads(this.memory!.populations());
     const store = await storeHead(resolved, headsToAsk(seen), this.flags.dryRun !== true && seen.length > 0);
     this.head = store?.head;
@@ -330,7 +331,8 @@ export abstract class SentMemory<P> {
       unheaded && judged.is !== 'other'
         ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
         : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
-    // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as it is.
+    // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as
+    // it is.
     if (stands.is === 'other' && this.found !== undefined)
       Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });
     if (stands.is === 'other' && this.flags.requireMemory)
@@ -356,7 +358,8 @@ export abstract class SentMemory<P> {
           ? own.map(([, , at]) => at)
           : [];
     this.undone = undoneBy([...(newest?.undone ?? []), ...this.undoneNow]);
-    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned from it).
+    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned from
+    // it).
     if (stands.is === 'other') {
       for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
       return;

@@ -89,7 +89,8 @@ export function sentFields(
 
 /**
  * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value; memberships link by link (membershipChange). A field known to have no value changes unless `after` is its
+ * only as changed, never its value; memberships link by link (membershipChange). A field known to have no value
+ * changes unless `after` is its
  * default: `known` with no `before`. Undefined for a user examctl knows nothing of (a create).
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
