@@ -3,13 +3,11 @@
  * in order, and where the target, its store and the sync memory stood; `examctl apply` sends
  * exactly that. Readable JSON, one item a line, checksummed (an edited plan is refused), 0600.
  */
-import { createHash, hash, randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { createHash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { SECRET_FIELDS } from '../domain/field-names.js';
 import { UsageError } from '../system/errors.js';
-import { fsyncDirectory } from '../system/atomic-file.js';
+import { ReplacementFile } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 
@@ -130,31 +128,23 @@ export const MAX_PLAN_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Writes a plan as its items come: the header, each item on its line, then counts and the
- * checksum (SHA-256 of every byte before its line). Made 0600 beside its name, renamed into place whole.
+ * checksum (SHA-256 of every byte before its line). Replaced into place whole (atomic-file.ts), 0600.
  */
 export class PlanWriter {
   private readonly digest = createHash('sha256');
   private items = 0;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  /** The write in flight: the run goes on while it is written; one chunk at most waits behind it. */
-  private writing: Promise<void> = Promise.resolve();
 
-  private constructor(
-    private readonly path: string,
-    private readonly temp: string,
-    private readonly handle: FileHandle,
-  ) {}
+  private constructor(private readonly file: ReplacementFile) {
+    file.writer.onFlush = (bytes) => this.digest.update(bytes);
+  }
 
   static async open(path: string, header: PlanHeader): Promise<PlanWriter> {
-    const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx', 0o600).catch((error: Error) => {
+    const file = await ReplacementFile.open(path).catch((error: Error) => {
       throw new UsageError(`--plan-out ${path}: cannot write it (${error.message})`);
     });
-    const writer = new PlanWriter(path, temp, handle);
     const lines = Object.entries(header).map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`);
-    await writer.write(`{\n${lines.join('')}  "items": [`);
-    return writer;
+    await file.writer.write(`{\n${lines.join('')}  "items": [`);
+    return new PlanWriter(file);
   }
 
   /** An item on its line: `head`, then `request` (its JSON, as the plan shows it), then `rest`. */
@@ -163,51 +153,23 @@ export class PlanWriter {
     if (request !== undefined) line = `${line.slice(0, -1)},"request":${request}}`;
     const after = JSON.stringify(rest);
     if (after !== '{}') line = `${line.slice(0, -1)},${after.slice(1)}`;
-    line = `${this.items++ === 0 ? '' : ','}\n    ${line}`;
-    this.pending.push(line);
-    this.pendingChars += line.length;
-    if (this.pendingChars > 1 << 20) await this.flush();
+    await this.file.writer.write(`${this.items++ === 0 ? '' : ','}\n    ${line}`);
   }
 
   /** Completes the plan: counts, what was judged, the checksum; renamed into place. */
   async finish(counts: Record<string, number>, judged: readonly string[]): Promise<void> {
-    await this.write(
+    const writer = this.file.writer;
+    await writer.write(
       `${this.items === 0 ? '' : '\n  '}],\n  "counts": ${JSON.stringify(counts)},\n  "judged": ${JSON.stringify(judged)},`,
     );
-    await this.flush();
-    await this.writing;
-    const tail = `\n  "checksum": "sha256:${this.digest.digest('hex')}"\n}\n`;
-    await this.handle.write(tail);
-    await this.handle.sync();
-    await this.handle.close();
-    await rename(this.temp, this.path);
-    await fsyncDirectory(dirname(this.path)).catch(() => undefined);
+    await writer.flush();
+    writer.onFlush = undefined;
+    await writer.write(`\n  "checksum": "sha256:${this.digest.digest('hex')}"\n}\n`);
+    await this.file.commit();
   }
 
-  async discard(): Promise<void> {
-    await this.writing.catch(() => undefined);
-    await this.handle.close().catch(() => undefined);
-    await unlink(this.temp).catch(() => undefined);
-  }
-
-  private async write(text: string): Promise<void> {
-    this.pending.push(text);
-    await this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
-    this.digest.update(text);
-    const previous = this.writing;
-    this.writing = previous.then(async () => {
-      await this.handle.write(text);
-    });
-    // A failed write fails the next chunk's flush, or finish.
-    this.writing.catch(() => undefined);
-    await previous;
+  discard(): Promise<void> {
+    return this.file.discard();
   }
 }
 
