@@ -26,6 +26,16 @@ export interface MappedValue {
   line?: number;
 }
 
+/** A table's row as read: the file's header, the row's cells, how the file is written. */
+export interface RawRow {
+  header: readonly string[];
+  cells: readonly string[];
+  /** How the CSV input is written (a CSV report answers in the same dialect). */
+  dialect?: CsvDialect;
+  /** The field each column was read as (the reader's header mapping, one array per file): a workbook report types a cell by its field. */
+  names?: readonly (string | undefined)[];
+}
+
 /**
  * One record as read, before coercion and validation: a table's `fields` by API field name (an empty cell
  * absent), `raw` the row for the report; JSON/NDJSON: `fields` is the parsed object as-is.
@@ -33,12 +43,7 @@ export interface MappedValue {
 export interface InputRecord {
   source: SourceRef;
   fields: Record<string, unknown>;
-  raw?: {
-    header: readonly string[];
-    cells: readonly string[];
-    dialect?: CsvDialect;
-    names?: readonly (string | undefined)[];
-  };
+  raw?: RawRow;
   /**
    * Cells the reader could not turn into a value (xlsx: an error value, a formula never calculated); left
    * out of `fields`, they fail the record, before its validation problems (mergeReaderProblems).

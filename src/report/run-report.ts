@@ -1,7 +1,7 @@
 import type { PlannedAction } from '../port/integration-api.js';
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
-import type { MappedValue, SourceRef } from '../input/record.js';
+import type { MappedValue, RawRow, SourceRef } from '../input/record.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import type { ActionCounts, PlanAction } from './plan-actions.js';
 import { StoreLockedError } from '../system/errors.js';
@@ -170,14 +170,8 @@ export interface SyncMemoryNote {
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
-export interface SourceRow {
+export interface SourceRow extends RawRow {
   line: number;
-  header: readonly string[];
-  cells: readonly string[];
-  /** How the CSV input is written (a CSV report answers in the same dialect). */
-  dialect?: CsvDialect;
-  /** The field each column was read as (the reader's header mapping, one array per file): a workbook report types a cell by its field. */
-  names?: readonly (string | undefined)[];
   /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
   fields?: Readonly<Record<string, unknown>>;
   /** The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook marks them. */
