@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StoreLockedError, StoreReplacedError } from '../system/errors.js';
 import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
-import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
+import { describeHolder, LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import {
   journalVersionFor,
@@ -67,8 +67,7 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   await lock.acquire().catch(async (error: unknown) => {
     if (!(error instanceof StoreLockedError)) throw error;
     const holder = await readLockInfo(join(dir, LOCK_FILE));
-    const who =
-      typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
+    const who = holder === 'missing' ? 'another process' : describeHolder(holder);
     throw new RunJournalError(`run ${id} is being run by ${who}; wait for it to end (or stop it) before resuming`);
   });
   return lock;
