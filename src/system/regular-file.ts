@@ -44,8 +44,6 @@ export interface RegularOpenOptions {
   flags?: number;
   /** Follow a symbolic link (a config file a user links from elsewhere); default false. */
   followLinks?: boolean;
-  /** The mode of a file the flags create (O_CREAT); default 0o666 less the umask. */
-  mode?: number;
   /** Judges the opened handle before a byte is read (trusted-place.ts); throwing closes it. */
   check?: (handle: FileHandle, stat: Stats) => Promise<void>;
 }
@@ -57,7 +55,7 @@ export async function openRegularFile(path: string, options: RegularOpenOptions 
 
 async function openChecked(path: string, options: RegularOpenOptions): Promise<{ handle: FileHandle; stat: Stats }> {
   const flags = (options.flags ?? constants.O_RDONLY) | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
-  const handle = await open(path, flags, options.mode ?? 0o666).catch((error: NodeJS.ErrnoException) => {
+  const handle = await open(path, flags).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ELOOP' && !options.followLinks) throw new NotRegularFileError(path, 'a symbolic link');
     throw error;
   });
