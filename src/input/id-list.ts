@@ -213,7 +213,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'csv') return readCsvIds(path, file, options);
   const start = (await readTextHead(path, file)).trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) {
-    // Parsed whole, so bounded (a 400 MiB array was exit 70); a plain or CSV list streams, any size.
+    // Parsed whole, so bounded; a plain or CSV list streams, any size.
     const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1, options);
     if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES)
       throw new InputFileError(file, 1, 'a JSON id list is at most 16 MiB: give a longer list as plain text or CSV');

@@ -20,7 +20,7 @@ const LOOK_COUNT = 5;
 
 /**
  * How a column's cells are shown. A cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 is
- * every styles part's default), so text cells keep styles 1..4 as before formats.
+ * every styles part's default).
  */
 export const CellFormat = {
   text: 0,
