@@ -107,13 +107,11 @@ function detached(text: string): string {
 /** Longest text of one cell or shared string read (Excel's own limit is 32,767 characters). */
 export const MAX_CELL_CHARS = 1 << 20;
 
-interface SharedStringLimits {
-  /** Most strings the table may hold (each costs memory for the whole read). */
-  maxStrings: number;
-}
-
-/** The shared strings table: one text per `<si>`, rich-text runs joined, phonetic runs left out, `_xHHHH_` decoded. */
-export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: SharedStringLimits): Promise<string[]> {
+/**
+ * The shared strings table: one text per `<si>`, rich-text runs joined, phonetic runs left out, `_xHHHH_` decoded;
+ * at most `maxStrings` (each costs memory for the whole read).
+ */
+export async function readSharedStrings(chunks: AsyncIterable<Buffer>, maxStrings: number): Promise<string[]> {
   const strings: string[] = [];
   let inItem = false;
   let phonetic = 0;
@@ -131,9 +129,9 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: S
       else if (name === 'rPh') phonetic--;
       else if (name === 'si') {
         inItem = false;
-        if (strings.length >= limits.maxStrings) {
+        if (strings.length >= maxStrings) {
           throw new XmlLimitError(
-            `the shared strings table holds over ${limits.maxStrings.toLocaleString('en-US')} texts, more than examctl reads`,
+            `the shared strings table holds over ${maxStrings.toLocaleString('en-US')} texts, more than examctl reads`,
           );
         }
         strings.push(detached(decodeXstring(current)));

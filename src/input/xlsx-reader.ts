@@ -339,7 +339,7 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     stringsPart,
     limits.sharedStringsBytes,
     file,
-    (chunks) => readSharedStrings(chunks, { maxStrings: limits.sharedStrings }),
+    (chunks) => readSharedStrings(chunks, limits.sharedStrings),
     [],
   );
   return { zip, sheets, date1904: info.date1904, strings, formats };
