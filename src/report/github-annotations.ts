@@ -5,7 +5,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportHeader, ReportSink, ReportItem } from './run-report.js';
-import { noMemorySentence } from './report-writers.js';
+import { errorMessages, noMemorySentence } from './report-writers.js';
 import { runErrorJson } from './error-document.js';
 import type { TextSink } from '../system/text-sink.js';
 import type { Env } from '../system/env-values.js';
@@ -46,7 +46,7 @@ function annotationFile(file: string, options: AnnotationOptions): string | unde
 }
 
 function problemText(problem: Problem): string {
-  const text = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+  const text = errorMessages([problem]);
   return problem.code === null ? text : `${text} (code ${problem.code})`;
 }
 

@@ -2,7 +2,7 @@
  * The run report as JUnit XML (`--report x.xml`, docs/ci.md) that GitLab, Jenkins and GitHub all accept. The
  * counts come first but are known only at the end: test cases wait in a SpoolSink, memory flat.
  */
-import { describeTarget, noMemorySentence, problemLine } from './report-writers.js';
+import { describeTarget, errorMessages, noMemorySentence, problemLine } from './report-writers.js';
 import {
   type ReportEntry,
   type ReportHeader,
@@ -48,8 +48,7 @@ function attributes(pairs: Record<string, string | number | undefined>): string 
 /** The failure's one-line message: status, the codes, the first problem (`failed: 209 Email: ...`). */
 function failureMessage(item: ReportItem): string {
   const codes = [...new Set(item.errors.map((problem) => problem.code).filter((code) => code !== null))].join(' ');
-  const first = item.errors[0];
-  const text = first === undefined ? '' : first.field ? `${first.field}: ${first.message}` : first.message;
+  const text = errorMessages(item.errors.slice(0, 1));
   const more = item.errors.length > 1 ? ` (+${item.errors.length - 1} more)` : '';
   return [`${item.status}:`, codes, `${text}${more}`].filter((part) => part !== '').join(' ');
 }
