@@ -433,6 +433,30 @@ describe('synced adopt', () => {
       await expectHeld(a, new Set());
     }));
 
+  it('several --file: a row the last file gives as an earlier one did, which the store holds otherwise, is not left adopted by the earlier file: the next night sends it', () =>
+    withTempDir(async (dir) => {
+      // The store restored to before both nights (mr-1 "First"); both nights' files give mr-1 "Renamed".
+      writeUsers(dir, 'old.csv', rows(3));
+      const renamed = readFileSync(join(dir, 'old.csv'), 'utf8').replace('mr-1,First,', 'mr-1,Renamed,');
+      writeFileSync(join(dir, 'a.csv'), renamed);
+      writeFileSync(join(dir, 'b.csv'), renamed);
+      const sync = (file: string, ...more: string[]) =>
+        cli(dir, ['user', 'sync', '--file', file, ...local(), ...nightly, '--yes', ...more]);
+      expect((await sync('old.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+      expect((await sync('a.csv')).code).toBe(0);
+      expect((await sync('b.csv')).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
+      rmSync(join(dir, 'synced'), { recursive: true });
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'a.csv', '--file', 'b.csv', ...local()]);
+      expect(adopted.code, adopted.stderr).toBe(1);
+      expect(adopted.stderr).toContain('b.csv:3 [mr-1]: not adopted: FirstName 9019');
+      const next = await sync('b.csv', '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(sentIds(next.stdout)).toEqual(['mr-1']);
+    }));
+
   it("adopt-schedules records a sittings file's schedules with their candidates: the next --changed-only push sends nothing", () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'sittings.csv'), readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
