@@ -63,7 +63,8 @@ async function adoptionOf<P>(
       const entry = entryOf(unit.prepared.value, before);
       if ('message' in entry) {
         adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
-        // An entry the memory holds for it (an earlier --file's, or from before) would leave it out as unchanged: it goes the next night.
+        // An entry the memory holds for it (an earlier --file's, or from before) would leave it out as
+        // unchanged: cleared, it goes the next night.
         if (entry.code === ErrorCode.NotOnLocalStore && before !== undefined && before.digest !== '')
           adoption.distrusted.push({ id: unit.id!, entry: distrusted(before) });
       } else if (unit.id === null)

@@ -512,10 +512,7 @@ describe('synced adopt', () => {
             'Physics 2 - January sitting,2027-01-18T13:00:00Z,2027-01-18T17:00:00Z,H-SOUTH-JAN,South campus - January',
             'Physics 2 - January resit,2027-01-18T14:00:00Z,2027-01-18T18:00:00Z,H-SOUTH-JAN,South campus - resit',
           )
-          .replace(
-            'S-MATH1-DEC,A-MATH-1,Mathematics 1 - December sitting,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North campus - December,stu-2002,Ben,',
-            'S-MATH1-DEC,A-MATH-1,Mathematics 1 - December sitting,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North campus - December,stu-2002,Benjamin,',
-          ),
+          .replace(',stu-2002,Ben,', ',stu-2002,Benjamin,'),
       );
       const push = (file: string, ...more: string[]) =>
         cli(dir, ['schedule', 'push', '--file', file, '--upsert', '--changed-only', ...local(), '--json', ...more]);
