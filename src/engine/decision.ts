@@ -56,7 +56,7 @@ export function accept<T>(
  * reads (`~ stu-2 (LastName)`); related entities changed (a schedule's candidates' users, new or
  * not) are named by their collection (`+ S-1 (users)`).
  */
-function changedFieldsOf(
+export function changedFieldsOf(
   view: EngineView,
   primary: { collection: CollectionName; key: string },
   effective: readonly Change[],

@@ -12,8 +12,12 @@ import type {
   ScheduleEntry,
   ScheduleLinks,
 } from '../port/local-directory.js';
+import type { ApiErrorEntry } from '../domain/envelope.js';
+import type { ScheduleRequest } from '../domain/types.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import { userView } from './user-rules.js';
+import { changedFieldsOf } from './decision.js';
+import { decideSchedule } from './schedule-rules.js';
 import { isRootHierarchy, OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
@@ -46,7 +50,29 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
       const schedule = view().get<WorldSchedule>('schedules', scheduleExtId);
       return schedule ? scheduleLinks(schedule) : null;
     },
+    scheduleChanges: (request) => scheduleChanges(view(), request),
   };
+}
+
+/** A time before any schedule starts: what the store holds is asked, not whether it takes an update now. */
+const BEFORE_ANY_START = new Date(0);
+
+/**
+ * The stored schedule's fields `request` would change, decided as `schedule push --upsert` decides it, so a field
+ * the request leaves out counts as the upsert leaves it (cleared, or its default). Only the schedule's own record is
+ * compared, its candidates' fields too: not their users (a later user sync rightly holds those otherwise) nor a
+ * group it would make (never updated). Never a password: only a candidate's user keeps it, as a hash; nor Upsert,
+ * which no record keeps. A candidate new to the schedule changes its Candidates, so it needs no token here.
+ */
+function scheduleChanges(state: EngineView, request: ScheduleRequest): ReturnType<LocalDirectory['scheduleChanges']> {
+  const key = request.Schedule.ScheduleExtId;
+  if (key === undefined || state.get('schedules', key) === undefined) return null;
+  const inputs = { generatedScheduleExtId: key, tokens: [], passwords: [] };
+  const { result, changes } = decideSchedule(state, { ...request, Upsert: true }, inputs, BEFORE_ANY_START);
+  // The engine's own refusal lists its problems (refuse, errorEntries).
+  if (!result.envelope.Success) return { refused: (result.envelope.Errors as ApiErrorEntry[])[0]?.Message ?? '' };
+  const own = changes.filter((change) => change.collection === 'schedules');
+  return { changed: changedFieldsOf(state, { collection: 'schedules', key }, own) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ScheduleRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
 import type { WorldCandidate, WorldMembership, WorldSchedule } from '../domain/world.js';
 /**
@@ -24,6 +25,11 @@ export interface LocalDirectory {
   schedules(): ScheduleEntry[];
   /** The schedule's candidates with their links, in the schedule's order; null when there is no such schedule. */
   scheduleLinks(scheduleExtId: string): ScheduleLinks | null;
+  /**
+   * The stored schedule's fields that `request`, sent as an upsert, would change (as a plan names them); `refused`
+   * when the store would refuse it, with its first reason; null when there is no such schedule.
+   */
+  scheduleChanges(request: ScheduleRequest): { changed: string[] } | { refused: string } | null;
 }
 
 export interface KnownUser {

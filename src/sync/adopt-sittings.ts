@@ -1,11 +1,12 @@
 /**
  * `synced adopt` and `adopt-schedules` on a local store (docs/sync.md, "When the memory is lost"):
- * a user or schedule it does not hold, a user it holds with other values than the row's, or
- * candidates it does not register, are not adopted (each named, exit 1): recorded, the next
- * `--changed-only` run would never send them. A remote target cannot tell.
+ * a user or schedule it does not hold or holds with other values than the file's, or candidates it
+ * does not register, are not adopted (each named, exit 1): recorded, the next `--changed-only` run
+ * would never send them. A remote target cannot tell.
  */
 import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
+import type { Problem } from '../domain/problem.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
 import { scheduleEntryOf, type AdoptInput } from './adopt.js';
@@ -58,21 +59,34 @@ export function usersOnStore(
     const fields = differingFields(directory, user, before);
     if (fields === null) return absent;
     if (!compare || fields.length === 0) return entryOf(user, before);
-    return {
-      field: fields[0]!,
-      code: ErrorCode.NotOnLocalStore,
-      message: `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as this row gives them, so there is nothing to adopt (user sync sends it)`,
-    };
+    return otherValues(fields, 'this row', 'user sync sends it');
   };
 }
 
-/** scheduleEntryOf, checked against the local store's `directory` (null: a remote target, not checked). */
-export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'> | null): EntryOf<PreparedSchedule> {
+/** A row or schedule the local store holds with other values than `given` (its differing `fields`): not adopted. */
+function otherValues(fields: readonly string[], given: string, sender: string): Problem {
+  return {
+    field: fields[0]!,
+    code: ErrorCode.NotOnLocalStore,
+    message: `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as ${given} gives them, so there is nothing to adopt (${sender})`,
+  };
+}
+
+/**
+ * scheduleEntryOf, checked against the local store's `directory` (null: a remote target, not checked): a schedule
+ * it does not hold, or holds with candidates missing or other values (LocalDirectory.scheduleChanges: what the next
+ * `schedule push --upsert` would change), is not adopted.
+ */
+export function sittingsOnStore(
+  directory: Pick<LocalDirectory, 'scheduleLinks' | 'scheduleChanges'> | null,
+): EntryOf<PreparedSchedule> {
+  const sender = 'schedule push sends it with --upsert';
   return (payload) => {
     const entry = scheduleEntryOf(payload);
     if (directory === null || 'message' in entry) return entry;
     const held = directory.scheduleLinks(payload.request.Schedule.ScheduleExtId as string);
-    if (held === null)
+    const compared = directory.scheduleChanges(payload.request);
+    if (held === null || compared === null)
       return {
         field: 'ScheduleExtId',
         code: ErrorCode.NotOnLocalStore,
@@ -80,11 +94,18 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
       };
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
     const missing = (entry.candidates ?? []).filter((id) => !registered.has(id.toLowerCase()));
-    if (missing.length === 0) return entry;
-    return {
-      field: 'CandidateExtId',
-      code: ErrorCode.NotOnLocalStore,
-      message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
-    };
+    if (missing.length > 0)
+      return {
+        field: 'CandidateExtId',
+        code: ErrorCode.NotOnLocalStore,
+        message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
+      };
+    if ('refused' in compared)
+      return {
+        field: 'ScheduleExtId',
+        code: ErrorCode.NotOnLocalStore,
+        message: `the local store would refuse this request (${compared.refused}), so it cannot be compared with what the store holds: not adopted (${sender}, and says why it fails)`,
+      };
+    return compared.changed.length === 0 ? entry : otherValues(compared.changed, 'the file', sender);
   };
 }

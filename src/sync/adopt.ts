@@ -22,6 +22,7 @@ import { linksAfter } from './memberships.js';
 import { joinedOf } from './stale-input.js';
 import { openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
+import { distrusted } from './sent-memory.js';
 import { collectionFields } from './collection-memory.js';
 import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { SeenHead } from './store-standing.js';
@@ -35,6 +36,8 @@ export interface Adoption {
   adopted: { id: string; source: SourceRef; entry: MemoryEntry; before: MemoryEntry | undefined }[];
   /** Each row not adopted, and why (its validation problems, or why it has no id to remember). */
   refused: { source: SourceRef; id: string | null; problems: Problem[] }[];
+  /** The memory's entry of each row the local store does not hold as the file gives it, its digests cleared. */
+  distrusted: { id: string; entry: MemoryEntry }[];
 }
 
 /**
@@ -49,7 +52,7 @@ async function adoptionOf<P>(
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
   joins: boolean | ReadonlyMap<string, string>,
 ): Promise<Adoption> {
-  const adoption: Adoption = { run, adopted: [], refused: [] };
+  const adoption: Adoption = { run, adopted: [], refused: [], distrusted: [] };
   for await (const batch of units) {
     for (const unit of batch) {
       if (!unit.prepared.ok) {
@@ -58,8 +61,13 @@ async function adoptionOf<P>(
       }
       const before = unit.id === null ? undefined : memory.get(unit.id);
       const entry = entryOf(unit.prepared.value, before);
-      if ('message' in entry) adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
-      else if (unit.id === null)
+      if ('message' in entry) {
+        adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
+        // An entry the memory holds for it (an earlier --file's, or from before) would leave it out as
+        // unchanged: cleared, it goes the next night.
+        if (entry.code === ErrorCode.NotOnLocalStore && before !== undefined && before.digest !== '')
+          adoption.distrusted.push({ id: unit.id!, entry: distrusted(before) });
+      } else if (unit.id === null)
         adoption.refused.push({
           source: unit.source,
           id: null,
@@ -131,7 +139,7 @@ export async function adoptFile<P>(
     adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf, joins);
     // Every entry, then the population as synced by the adoption's run.
     if (!dryRun) {
-      for (const { id, entry } of adoption.adopted) placed.memory.record(id, entry);
+      for (const { id, entry } of [...adoption.adopted, ...adoption.distrusted]) placed.memory.record(id, entry);
       const seen: SeenHead | undefined =
         head === undefined ? undefined : [head, adoption.run, randomBytes(6).toString('base64url'), true];
       placed.memory.recordPopulation(populationKey(input.population), adoption.run, true, input.digest, seen);

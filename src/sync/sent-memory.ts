@@ -818,7 +818,7 @@ export abstract class SentMemory<P> {
 }
 
 /** An entry with its digests cleared: its row goes again. */
-function distrusted({ raw: _raw, ...rest }: MemoryEntry): MemoryEntry {
+export function distrusted({ raw: _raw, ...rest }: MemoryEntry): MemoryEntry {
   return { ...rest, digest: '' };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleRequest } from '../../src/domain/types.js';
 import { worldDirectory } from '../../src/engine/directory.js';
+import { validateScheduleRequest } from '../../src/domain/index.js';
 import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
 describe('local directory for prompts', () => {
@@ -78,5 +79,48 @@ describe('store lists for pickers and schedule links', () => {
     expect(JSON.stringify(links)).not.toContain('Secret-123!');
     expect(engine.scheduleLinks('S-LIVE')?.Candidates.every((entry) => entry.LaunchUrl === undefined)).toBe(true);
     expect(engine.scheduleLinks('S-NOPE')).toBeNull();
+  });
+});
+
+describe('scheduleChanges: what schedule push --upsert of a request would change in the stored schedule', () => {
+  const { engine, world } = demoEngine();
+  /** The request that stores schedule `id` as it is (its candidates without the links the store made). */
+  const asStored = (id: string): ScheduleRequest => {
+    const stored = world.Schedules.find((schedule) => schedule.ScheduleExtId === id)!;
+    const { Workflow, Archived: _archived, Invigilators: _invigilators, Candidates, ...Schedule } = stored;
+    const validation = validateScheduleRequest({
+      Workflow,
+      Schedule,
+      Candidates: Candidates.map(({ StartupLink: _startup, LaunchUrl: _launch, ...fields }) => fields),
+    });
+    if (!validation.ok) throw new Error(JSON.stringify(validation.problems));
+    return validation.value;
+  };
+
+  it('nothing for a schedule as stored, one already started too; null for a schedule the store does not hold', () => {
+    expect(engine.scheduleChanges(asStored('S-FUTURE'))).toEqual({ changed: [] });
+    expect(engine.scheduleChanges(asStored('S-PAST'))).toEqual({ changed: [] });
+    const other = asStored('S-PAST');
+    expect(engine.scheduleChanges({ ...other, Schedule: { ...other.Schedule, ScheduleExtId: 'S-NONE' } })).toBeNull();
+  });
+
+  it('a field given otherwise, one the request leaves out (the upsert clears it), a candidate renamed; never the candidates’ users', () => {
+    const request = asStored('S-FUTURE');
+    const { PIN: _pin, ...schedule } = request.Schedule;
+    const [first, ...rest] = request.Candidates;
+    const changes = engine.scheduleChanges({
+      ...request,
+      Schedule: { ...schedule, Title: 'Physics 2 - resit' },
+      Candidates: [{ ...first!, FirstName: 'Adaline' }, ...rest],
+    });
+    expect(changes).toEqual({ changed: expect.arrayContaining(['Title', 'PIN', 'Candidates']) });
+    expect((changes as { changed: string[] }).changed).toHaveLength(3);
+  });
+
+  it('refused, with the reason, where the store would refuse the upsert (another workflow)', () => {
+    const changes = engine.scheduleChanges({ ...asStored('S-FUTURE'), Workflow: 'DEFAULT' });
+    expect(changes).toMatchObject({
+      refused: expect.stringContaining('it is EXTERNAL_ATTEMPTS, the request says DEFAULT'),
+    });
   });
 });

@@ -26,13 +26,35 @@ describe('synced adopt: rows it cannot adopt', () => {
       true,
     );
     expect(user({ ExternalId: 'u-1' } as never, undefined)).toMatchObject({ field: 'ExternalId', code: 9019 });
-    expect(sittingsOnStore({ scheduleLinks: () => null })(schedule('S-1'), undefined)).toMatchObject({
+    const absent = { scheduleLinks: () => null, scheduleChanges: () => null };
+    expect(sittingsOnStore(absent)(schedule('S-1'), undefined)).toMatchObject({
       field: 'ScheduleExtId',
       code: 9019,
     });
-    const held = { scheduleLinks: () => ({ Candidates: [{ CandidateExtId: 'C-1' }] }) as never };
-    const missing = sittingsOnStore(held)(schedule('S-1', ['c-1', 'c-2', 'c-3']), undefined);
+    const held = (changes: { changed: string[] } | { refused: string }) => ({
+      scheduleLinks: () => ({ Candidates: [{ CandidateExtId: 'C-1' }] }) as never,
+      scheduleChanges: () => changes,
+    });
+    const missing = sittingsOnStore(held({ changed: ['Candidates'] }))(
+      schedule('S-1', ['c-1', 'c-2', 'c-3']),
+      undefined,
+    );
     expect(missing).toMatchObject({ field: 'CandidateExtId', code: 9019 });
     expect((missing as { message: string }).message).toMatch(/^2 of its candidates/);
+  });
+
+  it('a schedule the local store holds with other values: 9019 on its first field, three named then a count; one it would refuse: 9019 with the reason', () => {
+    const adopt = (changes: { changed: string[] } | { refused: string }) =>
+      sittingsOnStore({
+        scheduleLinks: () => ({ Candidates: [{ CandidateExtId: 'C-1' }] }) as never,
+        scheduleChanges: () => changes,
+      })(schedule('S-1', ['C-1']), undefined);
+    expect(adopt({ changed: [] })).toMatchObject({ candidates: ['C-1'] });
+    const other = adopt({ changed: ['Title', 'StartDateTime', 'EndDateTime', 'PIN'] });
+    expect(other).toMatchObject({ field: 'Title', code: 9019 });
+    expect((other as { message: string }).message).toContain('(Title, StartDateTime, EndDateTime and 1 more)');
+    const refused = adopt({ refused: 'Assessment A-1 not found' });
+    expect(refused).toMatchObject({ field: 'ScheduleExtId', code: 9019 });
+    expect((refused as { message: string }).message).toContain('Assessment A-1 not found');
   });
 });

@@ -57,6 +57,13 @@ async function cli(dir: string, argv: string[], env: Record<string, string> = {}
 const local = (store = 'store') => ['--target', 'local', '--store', store];
 const nightly = ['--changed-only', '--disable-missing', '--prune-memberships', '--json'];
 
+/** The ids a run's --json report says it sent (not unchanged), sorted. */
+const sentIds = (stdout: string): string[] =>
+  (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items
+    .filter((item) => item.action !== 'unchanged')
+    .map((item) => item.id)
+    .sort();
+
 function memoryText(dir: string, store = 'store', syncDir = 'synced'): string {
   return readFileSync(
     join(memoryDir(join(dir, syncDir), { kind: 'local', store: join(dir, store) }), 'users.ndjson'),
@@ -410,13 +417,7 @@ describe('synced adopt', () => {
       // The next night sends exactly those 3: the store then holds every row as m11 gives it.
       const next = await sync('m11.csv', '--require-memory');
       expect(next.code, next.stderr).toBe(0);
-      const items = (JSON.parse(next.stdout) as { items: { id: string; action?: string }[] }).items;
-      expect(
-        items
-          .filter((item) => item.action !== 'unchanged')
-          .map((item) => item.id)
-          .sort(),
-      ).toEqual(['mr-4', 'mr-7', 'mr-9']);
+      expect(sentIds(next.stdout)).toEqual(['mr-4', 'mr-7', 'mr-9']);
       await expectHeld(m11, changed);
       // The other way: the store after m11's night (mr-18, mr-19 disabled), the memory lost, A adopted:
       // the disabled users A lists and the rows m11 changed are not adopted.
@@ -430,6 +431,30 @@ describe('synced adopt', () => {
       const again = await sync('a.csv', '--require-memory');
       expect(again.code, again.stderr).toBe(0);
       await expectHeld(a, new Set());
+    }));
+
+  it('several --file: a row the last file gives as an earlier one did, which the store holds otherwise, is not left adopted by the earlier file: the next night sends it', () =>
+    withTempDir(async (dir) => {
+      // The store restored to before both nights (mr-1 "First"); both nights' files give mr-1 "Renamed".
+      writeUsers(dir, 'old.csv', rows(3));
+      const renamed = readFileSync(join(dir, 'old.csv'), 'utf8').replace('mr-1,First,', 'mr-1,Renamed,');
+      writeFileSync(join(dir, 'a.csv'), renamed);
+      writeFileSync(join(dir, 'b.csv'), renamed);
+      const sync = (file: string, ...more: string[]) =>
+        cli(dir, ['user', 'sync', '--file', file, ...local(), ...nightly, '--yes', ...more]);
+      expect((await sync('old.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+      expect((await sync('a.csv')).code).toBe(0);
+      expect((await sync('b.csv')).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
+      rmSync(join(dir, 'synced'), { recursive: true });
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'a.csv', '--file', 'b.csv', ...local()]);
+      expect(adopted.code, adopted.stderr).toBe(1);
+      expect(adopted.stderr).toContain('b.csv:3 [mr-1]: not adopted: FirstName 9019');
+      const next = await sync('b.csv', '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(sentIds(next.stdout)).toEqual(['mr-1']);
     }));
 
   it("adopt-schedules records a sittings file's schedules with their candidates: the next --changed-only push sends nothing", () =>
@@ -470,6 +495,83 @@ describe('synced adopt', () => {
           (item) => item.action === 'unchanged',
         ),
       ).toBe(true);
+    }));
+
+  it('adopt-schedules on a local store adopts only a schedule the store holds as the file gives it: the rest named with their fields (exit 1), the next night sends them', () =>
+    withTempDir(async (dir) => {
+      // Night 1: the fixture and a third schedule; night 2: S-PHYS2-JAN retitled, moved an hour and
+      // its group renamed (4 fields), stu-2002 renamed on S-MATH1-DEC, S-MATH1-JAN as it was.
+      const third =
+        'S-MATH1-JAN,A-MATH-1,Mathematics 1 - January sitting,2027-01-11T09:00:00Z,2027-01-11T12:00:00Z,H-NORTH-JAN,North campus - January,stu-2001,Amira,Haddad,amira.haddad@students.example.test,,';
+      const night1 = `${readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd()}\n${third}\n`;
+      writeFileSync(join(dir, 'night1.csv'), night1);
+      writeFileSync(
+        join(dir, 'night2.csv'),
+        night1
+          .replaceAll(
+            'Physics 2 - January sitting,2027-01-18T13:00:00Z,2027-01-18T17:00:00Z,H-SOUTH-JAN,South campus - January',
+            'Physics 2 - January resit,2027-01-18T14:00:00Z,2027-01-18T18:00:00Z,H-SOUTH-JAN,South campus - resit',
+          )
+          .replace(',stu-2002,Ben,', ',stu-2002,Benjamin,'),
+      );
+      const push = (file: string, ...more: string[]) =>
+        cli(dir, ['schedule', 'push', '--file', file, '--upsert', '--changed-only', ...local(), '--json', ...more]);
+      expect((await push('night1.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+      expect((await push('night2.csv')).code).toBe(0);
+      // The store back at night 1's state, the memory lost, night 2 adopted.
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
+      rmSync(join(dir, 'synced'), { recursive: true });
+      const adopted = await cli(dir, [
+        'synced',
+        'adopt-schedules',
+        '--file',
+        'night2.csv',
+        '--upsert',
+        ...local(),
+        '--json',
+      ]);
+      expect(adopted.code, adopted.stderr).toBe(1);
+      const document = JSON.parse(adopted.stdout) as {
+        adopted: number;
+        notAdopted: { id: string; errors: { field: string; code: number; message: string }[] }[];
+      };
+      expect(document.adopted).toBe(1);
+      expect(document.notAdopted.map((row) => row.id).sort()).toEqual(['S-MATH1-DEC', 'S-PHYS2-JAN']);
+      const error = (id: string) => document.notAdopted.find((row) => row.id === id)?.errors[0];
+      expect(error('S-MATH1-DEC')).toMatchObject({ field: 'Candidates', code: 9019 });
+      expect(error('S-MATH1-DEC')?.message).toContain('(Candidates)');
+      // Four fields differ: three named, then a count (docs/sync.md, "When the memory is lost").
+      expect(error('S-PHYS2-JAN')).toMatchObject({ field: 'Title', code: 9019 });
+      expect(error('S-PHYS2-JAN')?.message).toContain('(Title, StartDateTime, EndDateTime and 1 more)');
+      expect(adopted.stderr).toContain(
+        'night2.csv:8 [S-PHYS2-JAN]: not adopted: Title 9019 the local store holds other values',
+      );
+      // The next night sends exactly those two: the store then holds every schedule as night 2 gives it.
+      const next = await push('night2.csv', '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(sentIds(next.stdout)).toEqual(['S-MATH1-DEC', 'S-PHYS2-JAN']);
+      const schedules = (
+        JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as {
+          Schedules: {
+            ScheduleExtId: string;
+            Title: string;
+            StartDateTime: string;
+            GroupName: string;
+            Candidates: { CandidateExtId: string; FirstName: string }[];
+          }[];
+        }
+      ).Schedules;
+      const held = (id: string) => schedules.find((schedule) => schedule.ScheduleExtId === id);
+      expect(held('S-PHYS2-JAN')).toMatchObject({
+        Title: 'Physics 2 - January resit',
+        StartDateTime: '2027-01-18T14:00:00.000Z',
+        GroupName: 'South campus - resit',
+      });
+      expect(held('S-MATH1-DEC')?.Candidates.find((each) => each.CandidateExtId === 'stu-2002')?.FirstName).toBe(
+        'Benjamin',
+      );
     }));
 });
 
