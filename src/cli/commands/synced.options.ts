@@ -130,7 +130,7 @@ export const SYNCED_ADOPT = declareCommand({
   path: ['synced', 'adopt'],
   description:
     'rebuild a lost sync memory from the last export that was fully synced: its valid rows recorded as sent and acknowledged for this target and --population, ' +
-    'exactly as a real run of it leaves the memory (digests, names, links and flags); nothing is sent. --dry-run shows what it would record',
+    'exactly as a real run of it leaves the memory (digests, names, links and flags); nothing is sent. On a local store, a row the store does not hold as the last file gives it is not adopted (exit 1). --dry-run shows what it would record',
   examples: [
     'examctl synced adopt --file staff-2026-11-20.csv --population staff --profile prod --dry-run',
     'examctl synced adopt --file students-2026-11-20.csv --population students --map "Student ID=ExternalId" --profile prod',
@@ -144,7 +144,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
   path: ['synced', 'adopt-schedules'],
   description:
     'rebuild a lost sync memory of schedules from the last sittings file that was fully pushed: each schedule request with a ScheduleExtId recorded as sent and acknowledged, ' +
-    'with its candidates, as schedule push --upsert leaves the memory; nothing is sent. Give the flags that file was pushed with',
+    'with its candidates, as schedule push --upsert leaves the memory; nothing is sent. On a local store, a schedule the store does not hold as the file gives it is not adopted (exit 1). Give the flags that file was pushed with',
   examples: [
     'examctl synced adopt-schedules --file sittings.csv --upsert --profile prod --dry-run',
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
