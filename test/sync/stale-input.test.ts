@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { memoryDir, type MemoryEntry } from '../../src/sync/sync-memory.js';
+import { memoryDir } from '../../src/context/target.js';
+import { type MemoryEntry } from '../../src/sync/memory-lines.js';
 import { StaleInput } from '../../src/sync/stale-input.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
