@@ -179,10 +179,8 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A night that may not go without its memory (docs/ci.md).
-    const keepsOther = decides && this.flags.requireMemory === true;
-    // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
-    if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
+    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path holds none).
+    if (decides && this.flags.requireMemory === true && resolved.kind === 'local' && !existsSync(resolved.store)) {
       // A memory naming a store there: the store is gone (E2301); none, no memory to require (E2501).
       const named = await goneStore(resolved.store, this.deps);
       throw new UsageError(
