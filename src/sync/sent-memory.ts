@@ -41,7 +41,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { ensureStore, goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
+import { ensureStore, goneStore, memoryPlaceOf, storeHead, storeInstance } from '../context/target.js';
 import {
   batchTag,
   headsToAsk,
@@ -322,7 +322,7 @@ export abstract class SentMemory<P> {
       seen,
       this.memory!.instance,
       store,
-      unheaded ? await targetInstance(resolved.report, false, this.deps) : undefined,
+      unheaded ? await storeInstance(resolved.report) : undefined,
     );
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
     const words =
