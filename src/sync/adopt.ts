@@ -41,10 +41,9 @@ export interface Adoption {
  * or the problem that keeps it out.
  */
 async function adoptionOf<P>(
-  units: AsyncIterable<readonly Unit<P>[]>,
+  { units, entryOf }: AdoptInput<P>,
   memory: Pick<MemoryEntries, 'get'>,
   run: string,
-  entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
   joins: boolean,
 ): Promise<Adoption> {
   const adoption: Adoption = { run, adopted: [], refused: [] };
@@ -114,7 +113,7 @@ export async function adoptFile<P>(
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf, kind === 'users');
+    adoption = await adoptionOf(input, placed.memory.entries, newRunId(), kind === 'users');
     // Every entry, then the population as synced by the adoption's run.
     if (!dryRun) {
       for (const { id, entry } of adoption.adopted) placed.memory.record(id, entry);
