@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
@@ -86,6 +86,30 @@ describe("an older night's file run again", () => {
       const allowed = await cli(dir, nightly('monday-again.csv', '--allow-disable-recent'));
       expect(allowed.code, allowed.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
+    }));
+
+  it("one file adopted alone into an empty memory: every user is the adoption's joiner, whatever run journals the runs directory keeps", () =>
+    withTempDir(async (dir) => {
+      write(dir, 'n1.csv', ['st-1', 'st-2']);
+      write(dir, 'n2.csv', ['st-1', 'st-2', 'st-new']);
+      const runs: string[] = [];
+      for (const night of ['n1.csv', 'n2.csv']) {
+        const ran = await cli(dir, nightly(night));
+        expect(ran.code, ran.stderr).toBe(0);
+        runs.push((JSON.parse(ran.stdout) as { run: string }).run);
+      }
+      rmSync(join(dir, 'synced'), { recursive: true });
+      const adopt = ['synced', 'adopt', '--file', 'n2.csv', '--target', 'local', '--store', 'store'];
+      const adopted = await cli(dir, [...adopt, '--population', 'staff']);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      const memory = readFileSync(
+        join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'),
+        'utf8',
+      );
+      const joined = [...memory.matchAll(/"j":"([^"]+)"/g)].map((match) => match[1]);
+      expect(joined).toHaveLength(3);
+      expect(new Set(joined).size).toBe(1);
+      expect(runs).not.toContain(joined[0]);
     }));
 
   it("a joiner a morning retry created is its row's night's joiner: an older export run again is refused naming it (trial32 F03); really gone, it goes with the flag", () =>
