@@ -387,18 +387,6 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   return api;
 };
 
-/**
- * A local store's instance id, for memories that must not outlive it (`create`: made first if missing).
- */
-export async function targetInstance(
-  target: ReportTarget,
-  create: boolean,
-  deps: CommandDeps,
-): Promise<string | undefined> {
-  if (create && target.kind === 'local') await ensureStore(target.store, deps);
-  return storeInstance(target);
-}
-
 /** A local store's instance id as it is (none: not a local store, or none recorded). */
 export async function storeInstance(target: ReportTarget): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;

@@ -27,7 +27,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
-import { storeHead, targetInstance } from '../context/target.js';
+import { storeHead, storeInstance } from '../context/target.js';
 import { chosenId } from '../runs/run-id.js';
 import { FILES_READ, PROFILE_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
@@ -242,7 +242,7 @@ export async function startJournaling(
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
-  const instance = await targetInstance(target.report, false, deps);
+  const instance = await storeInstance(target.report);
   // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart); a
   // served store's comes with the first answer (startHead).
   const head =
@@ -460,10 +460,9 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
   );
 }
 
-export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
+export async function refuseReplacedStore(header: OpenedResume['record']['header']): Promise<void> {
   const { target, instance } = header;
-  if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance)
-    return;
+  if (instance === undefined || target.kind !== 'local' || (await storeInstance(target)) === instance) return;
   const what = `no store of the run's at ${target.store} (moved, deleted or replaced since it started)`;
   throw new RunJournalError(
     `run ${header.id}: ${what}. Nothing was sent. Put it back there (a resume takes the recorded store, not --store), or run the file again as a new run`,

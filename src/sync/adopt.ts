@@ -12,9 +12,7 @@ import { messageOf, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { memoryPlaceOf, storeHead } from '../context/target.js';
-import { currentTrust, newRunId, resolveRunsDir } from '../runs/index.js';
-import { laterRunsOf, readJournal } from '../runs/read-run.js';
-import type { ReportTarget } from '../report/run-report.js';
+import { newRunId } from '../runs/index.js';
 import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { SourceRef, InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
@@ -46,11 +44,10 @@ export interface Adoption {
  * or the problem that keeps it out.
  */
 async function adoptionOf<P>(
-  units: AsyncIterable<readonly Unit<P>[]>,
+  { units, entryOf }: AdoptInput<P>,
   memory: Pick<MemoryEntries, 'get'>,
   run: string,
-  entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
-  joins: boolean | ReadonlyMap<string, string>,
+  joins: boolean,
 ): Promise<Adoption> {
   const adoption: Adoption = { run, adopted: [], refused: [], distrusted: [] };
   for await (const batch of units) {
@@ -76,13 +73,7 @@ async function adoptionOf<P>(
       else {
         // Who was created when, as a run of this file would record it (stale-input.ts): a user new to
         // the memory joined with this adoption, one it knew keeps its creator; a tentative row joined by no run yet.
-        // Into an empty memory, the run journals' word (createdBy): the run that created it, else none known (older than them all).
-        const joined =
-          joins === false || entry.tentative === true
-            ? {}
-            : joins === true
-              ? joinedOf(before, run)
-              : joinedOf(before, joins.get(unit.id) ?? run, joins.has(unit.id) ? undefined : '');
+        const joined = !joins || entry.tentative === true ? {} : joinedOf(before, run);
         adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run, ...joined }, before });
       }
     }
@@ -130,13 +121,7 @@ export async function adoptFile<P>(
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    // Into an empty memory nothing says who was created when: the run journals here do, as the memory would have (stale-input.ts).
-    let joins: boolean | ReadonlyMap<string, string> = kind === 'users';
-    if (joins && placed.memory.entries.size === 0) {
-      const known = await createdBy(resolveRunsDir(where.runsDir, deps.env), target.report, input.population);
-      if (known.size > 0) joins = known;
-    }
-    adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf, joins);
+    adoption = await adoptionOf(input, placed.memory.entries, newRunId(), kind === 'users');
     // Every entry, then the population as synced by the adoption's run.
     if (!dryRun) {
       for (const { id, entry } of [...adoption.adopted, ...adoption.distrusted]) placed.memory.record(id, entry);
@@ -151,36 +136,6 @@ export async function adoptFile<P>(
   }
   await placed.close();
   return { adoption, memory: placed.name };
-}
-
-/**
- * The run that created each user, as the `user sync` journals of `target` and `population` in
- * `runsDir` record it (an outcome `created`, the earliest kept): what a memory that was never lost
- * would say (docs/sync.md, "Stale input"). Journals examctl does not trust are passed over.
- */
-async function createdBy(
-  runsDir: string,
-  target: ReportTarget,
-  population: string | undefined,
-): Promise<Map<string, string>> {
-  const created = new Map<string, string>();
-  // Newest first: an earlier run's word replaces a later one's.
-  for await (const { id: run } of laterRunsOf(
-    runsDir,
-    '',
-    { command: 'user sync', target, population },
-    currentTrust(),
-  )) {
-    const { handle } = await readJournal(runsDir, run, {
-      sent() {},
-      unsent() {},
-      outcome(line) {
-        if (line.action === 'created' && line.id !== null && line.status !== 'failed') created.set(line.id, run);
-      },
-    }).catch(() => ({ handle: undefined }));
-    await handle?.close();
-  }
-  return created;
 }
 
 /**

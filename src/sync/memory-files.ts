@@ -36,8 +36,6 @@ import {
   type SyncKind,
 } from './memory-lines.js';
 
-export { memoryDir };
-
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
   return join(memoryDir(syncDir, target), `${kind}.ndjson`);
 }

@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { heldBy, memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
+import { heldBy, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import {
   assertDocumentTarget,
   documentText,
@@ -18,7 +18,8 @@ import {
   readDocument,
   type MemoryDocument,
 } from './memory-document.js';
-import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
+import { readPlacedMemories } from './memory-place.js';
+import { memoryDir, type MemoryPlace } from '../context/target.js';
 import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
 import { jsonObject, StateService } from './state-service.js';
 

@@ -41,7 +41,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { ensureStore, goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
+import { ensureStore, goneStore, memoryPlaceOf, storeHead, storeInstance } from '../context/target.js';
 import {
   batchTag,
   headsToAsk,
@@ -179,10 +179,8 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A night that may not go without its memory (docs/ci.md).
-    const keepsOther = decides && this.flags.requireMemory === true;
-    // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
-    if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
+    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path holds none).
+    if (decides && this.flags.requireMemory === true && resolved.kind === 'local' && !existsSync(resolved.store)) {
       // A memory naming a store there: the store is gone (E2301); none, no memory to require (E2501).
       const named = await goneStore(resolved.store, this.deps);
       throw new UsageError(
@@ -324,7 +322,7 @@ export abstract class SentMemory<P> {
       seen,
       this.memory!.instance,
       store,
-      unheaded ? await targetInstance(resolved.report, false, this.deps) : undefined,
+      unheaded ? await storeInstance(resolved.report) : undefined,
     );
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
     const words =

@@ -5,7 +5,7 @@
 import { UsageError } from '../system/errors.js';
 import { counted, namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import type { MemoryEntry } from './sync-memory.js';
+import type { MemoryEntry } from './memory-lines.js';
 import type { RunFile } from './replayed-file.js';
 
 /** How many ids and runs the refusal names. */

@@ -9,7 +9,8 @@ import { flagOf } from '../runs/recorded-options.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { populationKey, type SyncKind } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
-import { memoryPlaceOf, readPlacedMemories } from './memory-place.js';
+import { memoryPlaceOf } from '../context/target.js';
+import { readPlacedMemories } from './memory-place.js';
 
 /** The memory kind a command feeds, if it feeds one. */
 const KIND_OF: Readonly<Record<string, SyncKind>> = { 'user sync': 'users', 'schedule push': 'schedules' };

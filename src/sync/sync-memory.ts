@@ -40,9 +40,6 @@ import {
   type MemoryContents,
 } from './memory-files.js';
 
-export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
-export { memoryDir, memoryFile, readMemory, memoryOfText } from './memory-files.js';
-
 export interface OpenMemoryOptions {
   /**
    * Hold the target's lock for the whole run: a run that decides from the memory

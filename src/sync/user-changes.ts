@@ -89,9 +89,9 @@ export function sentFields(
 
 /**
  * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value; memberships link by link (membershipChange). A field known to have no value
- * changes unless `after` is its
- * default: `known` with no `before`. Undefined for a user examctl knows nothing of (a create).
+ * only as changed, never its value; memberships link by link (membershipChange). A field known to
+ * have no value changes unless `after` is its default: `known` with no `before`. Undefined for a
+ * user examctl knows nothing of (a create).
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
   if (before === undefined) return undefined;
@@ -102,7 +102,6 @@ export function userChanges(before: KnownBefore | undefined, after: UserRequest)
     if (field === NOT_LISTED || value === undefined) continue;
     if (field === MEMBERSHIPS) {
       const change = membershipChange(fields[field], whole, value);
-
       if (change !== undefined) changes.push({ field, ...change });
       continue;
     }

@@ -73,15 +73,14 @@ function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines
   return lines;
 }
 
-/** Stores delta `n` of the document of checksum `base` (read back: write); returns its size. */
+/** Stores delta `n` of the document of checksum `base` (read back: write). */
 export async function storeDelta(
   service: StateService,
   n: number,
   body: Omit<DeltaBody, 'format' | 'version'>,
-): Promise<number> {
+): Promise<void> {
   const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
   await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
-  return text.length;
 }
 
 /**

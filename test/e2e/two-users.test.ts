@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
-import { memoryDir } from '../../src/sync/sync-memory.js';
+import { memoryDir } from '../../src/context/target.js';
 import { summedText } from '../../src/sync/memory-document.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { BIN, ROOT, examctl, startExamctl } from '../support/cli.js';

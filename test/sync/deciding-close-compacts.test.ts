@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 
 // A deciding run compacts at its end through compactIdle (the memory read again under the lock it
 // takes at once after releasing its own), as a feeding run does: the file it grew is one line per id.

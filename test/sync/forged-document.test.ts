@@ -8,7 +8,7 @@ import { hash } from 'node:crypto';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
-import { canonicalJson } from '../../src/sync/sync-memory.js';
+import { canonicalJson } from '../../src/sync/memory-lines.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 async function cli(dir: string, argv: string[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
-import { memoryOfText } from '../../src/sync/sync-memory.js';
+import { memoryOfText } from '../../src/sync/memory-files.js';
 
 /**
  * The memory's forget line (docs/sync.md, "Format": a refused joiner's `gone`): it outdates the

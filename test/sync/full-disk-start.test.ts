@@ -32,7 +32,8 @@ vi.mock('../../src/system/private-temp.js', async (original) => {
   };
 });
 
-const { memoryFile, SyncMemory } = await import('../../src/sync/sync-memory.js');
+const { memoryFile } = await import('../../src/sync/memory-files.js');
+const { SyncMemory } = await import('../../src/sync/sync-memory.js');
 const { runCli } = await import('../../src/cli/run-cli.js');
 const { testDeps, withTempDir } = await import('../cli/helpers.js');
 const { stateServerPerTest } = await import('../support/state-server.js');

@@ -7,7 +7,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { LostZerosRule } from '../../src/sync/lost-zeros.js';
-import type { MemoryEntry } from '../../src/sync/sync-memory.js';
+import type { MemoryEntry } from '../../src/sync/memory-lines.js';
 
 /**
  * A leaver is a user missing from the file as the service compares ids: ignoring case (docs/sync.md,

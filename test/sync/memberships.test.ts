@@ -17,7 +17,8 @@ import {
   removalsOf,
   type ManagedLink,
 } from '../../src/sync/memberships.js';
-import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 import { RunPlan } from '../../src/report/report-writers.js';
 
 const user = (hierarchies?: UserRequest['Hierarchies']): UserRequest =>

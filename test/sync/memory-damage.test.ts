@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
-import { memoryOfText } from '../../src/sync/sync-memory.js';
+import { memoryOfText } from '../../src/sync/memory-files.js';
 import { entryLine, headerLine, populationBody } from '../../src/sync/memory-lines.js';
 import { readDocument, summedText } from '../../src/sync/memory-document.js';
 import { readMemory } from '../../src/sync/memory-files.js';

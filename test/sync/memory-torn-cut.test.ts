@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { memoryFile, readMemory, SyncMemory } from '../../src/sync/sync-memory.js';
+import { memoryFile, readMemory } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 import { useTempStore } from '../support/temp-dir.js';
 import { holdFileCall } from './held-file-call.js';
 

@@ -9,7 +9,8 @@ import { PINNED_NOW } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
 import { StringSink } from '../support/string-sink.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { memoryDir, memoryFile } from '../../src/sync/memory-files.js';
+import { memoryDir } from '../../src/context/target.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
 
 /**
  * The moved-store rule (docs/store.md, "Creating and replacing") where the nights keep their

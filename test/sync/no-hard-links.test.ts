@@ -17,7 +17,8 @@ vi.mock('node:fs/promises', async (original) => {
   return { ...real, link, default: { ...real, link } };
 });
 
-const { memoryFile, SyncMemory } = await import('../../src/sync/sync-memory.js');
+const { memoryFile } = await import('../../src/sync/memory-files.js');
+const { SyncMemory } = await import('../../src/sync/sync-memory.js');
 const { link } = await import('node:fs/promises');
 
 let dir: string;

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { memoryDir } from '../../src/sync/sync-memory.js';
+import { memoryDir } from '../../src/context/target.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
-import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 
 /**

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { memoryDir, type MemoryEntry } from '../../src/sync/sync-memory.js';
+import { memoryDir } from '../../src/context/target.js';
+import { type MemoryEntry } from '../../src/sync/memory-lines.js';
 import { StaleInput } from '../../src/sync/stale-input.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
@@ -87,36 +88,28 @@ describe("an older night's file run again", () => {
       expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
     }));
 
-  it('after a lost memory, one file adopted into the empty memory judges an older export as the clean history does (issue 81): refused, nothing sent; the next night is not', () =>
+  it("one file adopted alone into an empty memory: every user is the adoption's joiner, whatever run journals the runs directory keeps", () =>
     withTempDir(async (dir) => {
-      const staff = Array.from({ length: 40 }, (_, i) => `st-${i}`);
-      write(dir, 'n1.csv', staff);
-      write(dir, 'n2.csv', [...staff, 'st-new-1', 'st-new-2']);
-      write(dir, 'n3.csv', [...staff, 'st-new-1', 'st-new-2', 'st-new-3']);
+      write(dir, 'n1.csv', ['st-1', 'st-2']);
+      write(dir, 'n2.csv', ['st-1', 'st-2', 'st-new']);
       const runs: string[] = [];
-      for (const night of ['n1.csv', 'n2.csv', 'n3.csv']) {
+      for (const night of ['n1.csv', 'n2.csv']) {
         const ran = await cli(dir, nightly(night));
         expect(ran.code, ran.stderr).toBe(0);
         runs.push((JSON.parse(ran.stdout) as { run: string }).run);
       }
-      // The memory is lost; the documented rebuild adopts the last file fully synced, alone.
       rmSync(join(dir, 'synced'), { recursive: true });
-      const adopt = ['synced', 'adopt', '--file', 'n3.csv', '--target', 'local', '--store', 'store'];
+      const adopt = ['synced', 'adopt', '--file', 'n2.csv', '--target', 'local', '--store', 'store'];
       const adopted = await cli(dir, [...adopt, '--population', 'staff']);
       expect(adopted.code, adopted.stderr).toBe(0);
-      // Night 1's export saved in another row order: refused as without the loss, naming the joiners and the runs that created them.
-      write(dir, 'n1-again.csv', staff.toReversed());
-      for (const dry of [['--dry-run'], []]) {
-        const again = await cli(dir, nightly('n1-again.csv', ...dry));
-        expect(again.code).toBe(2);
-        expectCoded(again.stderr, 'E2502', '3 users', 'st-new-1, st-new-2, st-new-3', runs[1]!, runs[2]!);
-      }
-      expect(await disabled(dir)).toEqual([]);
-      // The next night's file, one leaver and one joiner: sent, the leaver disabled.
-      write(dir, 'n4.csv', [...staff.slice(1), 'st-new-1', 'st-new-2', 'st-new-3', 'st-new-4']);
-      const next = await cli(dir, nightly('n4.csv'));
-      expect(next.code, next.stderr).toBe(0);
-      expect(await disabled(dir)).toEqual(['st-0']);
+      const memory = readFileSync(
+        join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'),
+        'utf8',
+      );
+      const joined = [...memory.matchAll(/"j":"([^"]+)"/g)].map((match) => match[1]);
+      expect(joined).toHaveLength(3);
+      expect(new Set(joined).size).toBe(1);
+      expect(runs).not.toContain(joined[0]);
     }));
 
   it("a joiner a morning retry created is its row's night's joiner: an older export run again is refused naming it (trial32 F03); really gone, it goes with the flag", () =>

@@ -6,7 +6,9 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TargetError, UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
-import { canonicalJson, memoryFile, requestDigest, SyncMemory } from '../../src/sync/sync-memory.js';
+import { canonicalJson, requestDigest } from '../../src/sync/memory-lines.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 import { memoryPlaceOf } from '../../src/context/target.js';
 
 let dir: string;

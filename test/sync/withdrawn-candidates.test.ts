@@ -7,7 +7,8 @@ import { ROOT } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
-import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { memoryFile } from '../../src/sync/memory-files.js';
+import { SyncMemory } from '../../src/sync/sync-memory.js';
 
 /**
  * A candidate dropped from a sittings file (docs/sync.md, "Withdrawn candidates"): an upsert adds

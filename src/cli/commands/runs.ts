@@ -191,7 +191,7 @@ async function resumeRun(
       deps,
       options,
     );
-    await refuseReplacedStore(opened.record.header, deps);
+    await refuseReplacedStore(opened.record.header);
     if (given.store !== undefined) await say(deps, '--store not used: a resume takes the recorded target');
     const overLater = overLaterRuns === true || force === true;
     const recordedCwd = opened.record.header.options.cwd;

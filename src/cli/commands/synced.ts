@@ -3,7 +3,7 @@ import { counted, formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { describeMemory, forgetMemory, listMemories, ofAnotherStore } from '../../sync/memory-files.js';
-import { memoryPlaceOf } from '../../sync/memory-place.js';
+import { memoryPlaceOf } from '../../context/target.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
