@@ -3,10 +3,11 @@
  * (docs/plan.md, "Before and after"): on the local target the store's record, on a remote target
  * what examctl last sent (the sync memory's entry).
  */
+import { sameValue } from '../domain/same-value.js';
 import type { UserRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
 import type { FieldChange } from '../report/run-report.js';
-import { canonicalJson, type MemoryEntry } from './memory-lines.js';
+import type { MemoryEntry } from './memory-lines.js';
 import { membershipChange } from './memberships.js';
 
 /** A field a change never lists: the id (the item's own). */
@@ -37,15 +38,6 @@ export function storedBefore(stored: StoredUserView | null, memberships: unknown
 /** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
 function isDefault(value: unknown): boolean {
   return value === false || (Array.isArray(value) && value.length === 0);
-}
-
-/** The same value: primitives by `===`, lists item by item, objects by their canonical JSON. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
-  return (
-    typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b)
-  );
 }
 
 /**
