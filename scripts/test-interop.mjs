@@ -40,7 +40,8 @@
 //     into ~/.cache/examctl-wine (scripts/interop-wine.mjs; the first run downloads it); skipped,
 //     and said, where it cannot run (not root, no mount namespace). Then (scripts/interop-wine-nights.mjs)
 //     five nights on one store under Wine, each a schedule push, a --changed-only user sync and
-//     doctor: only the changed rows sent, no night or doctor doubting the store (the machine's own
+//     doctor: only the changed rows sent, no night or doctor doubting the store; then the store
+//     restored from a copy: doctor says so, and a night sends exactly what the restore undid (the machine's own
 //     Wine where Wine 10 cannot be had; skipped, and said, with no Wine). Then the one-file linux-arm64
 //     executable runs the README job under qemu-user (Debian's qemu-user, libc6-arm64-cross,
 //     libstdc++6-arm64-cross); skipped, and said, without them.
@@ -515,7 +516,7 @@ if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], {
 // 9. The Windows tier: a real Windows Node and examctl-win-x64.exe under Wine 10 (scripts/interop-windows.mjs); skipped, and said, where it cannot run.
 failures += await windowsTier();
 
-// 9a. Five nights on one store under Wine (scripts/interop-wine-nights.mjs); skipped, and said, without Wine.
+// 9a. Five nights on one store under Wine, and a restore (scripts/interop-wine-nights.mjs); skipped, and said, without Wine.
 failures += await (await import('./interop-wine-nights.mjs')).wineNights();
 
 // 9b. The linux-arm64 executable (scripts/build-release.mjs) under qemu-user, with no node on PATH: the README job.

@@ -121,6 +121,8 @@ export abstract class SentMemory<P> {
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
+  /** Whether the store said where it stands against this population's heads (`judgeStore`): what it changed since is known. */
+  protected storeStands = false;
   private headOf = async (): Promise<string | undefined> => undefined;
   /**
    * This attempt's batch of acknowledgements (store-standing.ts, batchTag): the next begins once the memory
@@ -325,6 +327,7 @@ export abstract class SentMemory<P> {
       unheaded ? await storeInstance(resolved.report) : undefined,
     );
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
+    this.storeStands = stands.is !== 'unknown';
     const words =
       unheaded && judged.is !== 'other'
         ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`

@@ -119,7 +119,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
   private told = false;
-  /** With --changed-only, the schedule memory's candidates (`registrations`). */
+  /** With --changed-only where the store cannot say what it changed, the schedule memory's candidates (`registrations`). */
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
@@ -171,7 +171,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(this.flags.file, !decides || this.flags.allowOldFile === true, this.fileRecords());
-      if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
+      // A store that says where it stands names a user a schedule push rewrote among what it changed since
+      // (sentAgain); the schedule memory's registrations stand in for that on the platform only.
+      if (changedOnly && !this.storeStands) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.flags.population);

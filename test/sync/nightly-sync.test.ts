@@ -593,4 +593,29 @@ describe('schedule push --changed-only (with --upsert)', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--changed-only needs --upsert');
   });
+
+  it('a user sync after it sends the users the store changed since its last night, no guess from the schedule memory', async () => {
+    const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
+    const users = readFileSync(join(ROOT, 'fixtures', 'users.csv'), 'utf8');
+    const night = async (sittingsText: string, usersText: string) => {
+      writeFileSync(join(dir, 'sittings.csv'), sittingsText);
+      writeFileSync(join(dir, 'users.csv'), usersText);
+      const local = ['--target', 'local', '--store', 'store', '--json', '--changed-only'];
+      const push = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--upsert', ...local], dir, env);
+      expect(push.code, push.stderr).toBe(0);
+      const sync = await examctl(['user', 'sync', '--file', 'users.csv', ...local], dir, env);
+      expect(sync.code, sync.stderr).toBe(0);
+      expect(sync.stderr).not.toContain('as a candidate after run');
+      return itemsOf(sync.stdout)
+        .filter((item) => item.note === undefined)
+        .map((item) => item.id);
+    };
+    expect(await night(sittings, users)).toHaveLength(20);
+    // The push rewrites S-PHYS2-JAN's four candidates as the users file has them: the store changes none of them.
+    const retitled = sittings.replaceAll('Physics 2 - January sitting', 'Physics 2 - January sitting (rev 2)');
+    const cohen = users.replace('Cohen', 'Cohen-2');
+    expect(await night(retitled, cohen)).toEqual(['stu-2013']);
+    // A candidate row that gives its user another name changes that user: sent again, as the users file gives it.
+    expect(await night(retitled.replace('Greta,Berg', 'Greta,Berg-Smith'), cohen)).toEqual(['stu-2007']);
+  });
 });
