@@ -4,7 +4,12 @@
 // minimal server, and prints the instructions executed (user space, every thread) in all, per
 // user, and by kind (TurboFan, GC, SHA-256, JSON, ICs, JIT code, other builtins, the rest) from
 // `callgrind_annotate`. Slow (50-100x): 3,000 users take 5-10 minutes on a loaded machine.
-// Run after `npm run build`:  node bench/callgrind-ir.mjs <cli|loop> [users] [bin/examctl of a build]
+// Run after `npm run build`:  node bench/callgrind-ir.mjs <cli|loop> [users] [bin/examctl of a build] [--predictable]
+// --predictable runs Node with V8's --predictable (the compilers and the GC on the main thread, fixed
+// seeds): two runs of one build then differ by ~0.2 % instead of ~5 %, so an A/B of a 1 % change can be
+// read from one run each; V8 then refuses the build's code caches (another flag hash): start-up compiles
+// from source, in both builds alike. A runner's NODE_EXTRA_CA_CERTS is left out of the child's
+// environment: Node decodes that file at every start (~0.4G instructions on a runner with a large one).
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +19,11 @@ import { usersCsv } from './generate.mjs';
 import { cliPath, root } from './paths.mjs';
 import { minimalServer } from './remote-bench.mjs';
 
-const [which = 'cli', usersArg = '3000', cli = cliPath] = process.argv.slice(2);
+const predictable = process.argv.includes('--predictable');
+const [which = 'cli', usersArg = '3000', cli = cliPath] = process.argv
+  .slice(2)
+  .filter((arg) => arg !== '--predictable');
+const v8Flags = predictable ? ['--predictable'] : [];
 const users = Number(usersArg);
 const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-ir-'));
 const out = join(scratch, 'callgrind.out');
@@ -22,8 +31,9 @@ const file = await usersCsv(users, 'r');
 const target = await minimalServer(0);
 const args =
   which === 'loop'
-    ? [join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r']
+    ? [...v8Flags, join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r']
     : [
+        ...v8Flags,
         cli,
         'user',
         'sync',
@@ -42,6 +52,7 @@ const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out
   stdio: ['ignore', 'ignore', 'pipe'],
   env: {
     ...process.env,
+    NODE_EXTRA_CA_CERTS: undefined,
     CI: 'true',
     EXAMCTL_TOKEN: target.token,
     EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'),
@@ -84,6 +95,7 @@ console.log(
   JSON.stringify({
     which,
     users,
+    predictable,
     instructions: millions(total),
     perUser: Math.round(total / users),
     byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, millions(v)])),
