@@ -111,15 +111,14 @@ export interface RecordJob<P, R = never> {
    * a unit only validated no promise. `unitPerRecord` builds it for one-record jobs.
    */
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
-  /** True when each record is one unit, so the record count is the progress line's total. */
-  oneUnitPerRecord?: boolean;
   /** A read of the whole input before `units` (OneIdPerFile.read), so both records of a repeated id fail. */
   readIds?(records: AsyncIterable<InputRecord>): Promise<void>;
   /** The summary's words beside the counts (`4,950 unchanged (not sent)`); `runs show` says them too. */
   summaryNotes?: readonly SummaryNote[];
   /**
-   * The unit count once `prepare` ran, given the record count (user sync's leavers): the journal
-   * records it, so `runs list` counts an interrupted run's whole input.
+   * The unit count once `prepare` ran, given the record count (the same where each record is one
+   * unit; user sync's leavers come after): the progress line's total, and the journal records it, so
+   * `runs list` counts an interrupted run's whole input.
    */
   unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
@@ -228,17 +227,17 @@ export class OneIdPerFile {
 }
 
 /**
- * `units` and `oneUnitPerRecord` for a job whose every record is one unit; with `idRule`, its
+ * `units` and `unitCount` for a job whose every record is one unit; with `idRule`, its
  * records pass OneIdPerFile (`readIds` too).
  */
 export function unitPerRecord<P>(
   unitOf: (record: InputRecord) => Unit<P>,
   idRule?: IdRule,
   known?: () => IdsOfOneInput | undefined,
-): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
+): Pick<RecordJob<P>, 'units' | 'unitCount' | 'readIds'> {
   const ids = idRule === undefined ? undefined : new OneIdPerFile(idRule);
   return {
-    oneUnitPerRecord: true,
+    unitCount: (records) => records,
     ...(ids === undefined ? {} : { readIds: (records) => ids.read(records, known?.()) }),
     async *units(batches) {
       ids?.start();

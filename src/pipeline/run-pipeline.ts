@@ -96,7 +96,7 @@ export async function runPipeline<P, R = never>(
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
-  const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
+  const unitTotal = total === undefined ? undefined : job.unitCount?.(total);
   const { api, report, target, journal } = await openPlanned(plan, () =>
     openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
       lostAttemptDid: job.lostAttemptDid,

@@ -102,7 +102,7 @@ export async function collectionAddInput(
     CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
-): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
+): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'unitCount' | 'readIds'>> {
   // Taken by the table: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
   const [fieldFlags] = takeTableFlags(given, COLLECTION_FIELD_OPTIONS);
   const [read] = takeTableFlags(given, WHOLE_FILE_OPTIONS);

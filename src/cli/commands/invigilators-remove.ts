@@ -101,7 +101,7 @@ async function invigilatorsRemoveInput(
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
-): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds' | 'readsOnlyFailedItself'>> {
+): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'unitCount' | 'readIds' | 'readsOnlyFailedItself'>> {
   const { scheduleExtId } = input;
   const entries = await idEntries(input, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);

@@ -126,7 +126,6 @@ async function syncFile(
     ...read,
     readIds,
     // The leavers come after the file's units: known once prepare ran, they are added to the count.
-    oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
       for await (const batch of units(batches))
@@ -182,7 +181,7 @@ export function userSyncInput(
   }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
     InputFlagOptions & { file: string },
   deps: CommandDeps,
-): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
+): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'unitCount' | 'summaryNotes'> {
   // One reader for every pass: a CSV's structure pass keeps its rows for the send (csv-reader.ts, KEEP_ROWS_MAX_CHARS).
   let input: AsyncIterable<InputRecord> | undefined;
   return {
