@@ -16,7 +16,8 @@ export type CommandRun<Options> = (options: Options, deps: CliDeps, target: Targ
 /** Where a command's behaviour is loaded from (command-behaviours.ts). */
 export interface CommandBehaviour {
   readonly run: () => Promise<CommandRun<never>>;
-  readonly rerunInput?: () => Promise<RerunInput>;
+  /** A resumable command's module's `rerunInput`; undefined for any other. */
+  readonly rerunInput?: () => Promise<RerunInput | undefined>;
 }
 
 /** Every command's behaviour by its name (`user sync`). */
