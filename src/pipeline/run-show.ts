@@ -109,7 +109,7 @@ export async function showRun(
         : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
     await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
   }
-  // A CSV or xlsx report without the input's cells is no retry file (trial23 f08): said why.
+  // A CSV or xlsx report without the input's cells is no retry file: said why.
   if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.

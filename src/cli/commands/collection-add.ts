@@ -116,7 +116,7 @@ export async function collectionAddInput(
   };
 }
 
-/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+/** The run's input read again by `runs show`. */
 export const rerunInput: RerunInput = async (options, deps) =>
   collectionAddInput(options as never, options as GlobalOptions, deps);
 

@@ -85,7 +85,7 @@ export async function run(
   return exitCode;
 }
 
-/** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
+/** The run's input read again by `runs show`, with no target: asking one means the ids were given at prompts. */
 export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () =>
     Promise.reject(new UsageError('its ids were given at prompts')),

@@ -144,7 +144,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   return exitCode;
 }
 
-/** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
+/** The run's input read again by `runs show`. */
 export const rerunInput: RerunInput = async (options, deps) => ({
   ...(await schedulePushInput(options as never, deps)),
   summaryNotes: SCHEDULE_NOTES,

@@ -149,7 +149,7 @@ async function syncFile(
   return exitCode;
 }
 
-/** `runs show` reads a run again (USER_SYNC's resume.input); a run without --file took its user at prompts. */
+/** The run's input read again by `runs show`; a run without --file took its user at prompts. */
 export const rerunInput: RerunInput = async (options, deps) => {
   if (typeof options.file !== 'string') throw new UsageError('no input file: its user was given at prompts');
   return userSyncInput(options as never, deps);
