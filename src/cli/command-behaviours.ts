@@ -1,4 +1,5 @@
 import type { SpecTable } from '../flags/option-table.js';
+import type { RerunInput } from '../pipeline/record-job.js';
 import { COLLECTION_ADD } from './commands/collection-add.options.js';
 import { COMPLETION } from './commands/completion.options.js';
 import { CONFIG_SET_PROFILE, CONFIG_LIST, CONFIG_REMOVE, CONFIG_USE, CONFIG_SHOW } from './commands/config.options.js';
@@ -34,7 +35,6 @@ import {
   type CommandOptions,
   type CommandRun,
   type DeclaredCommand,
-  type RerunInput,
 } from './command-declaration.js';
 
 /**

@@ -1,12 +1,12 @@
 import { InternalError } from '../system/errors.js';
 import type { KeptOptions } from '../flags/option-table.js';
+import type { RerunInput } from '../pipeline/record-job.js';
 import {
   commandName,
   keptOptionNames,
   type Behaviours,
   type CommandDeclaration,
   type CommandRun,
-  type RerunInput,
 } from './command-declaration.js';
 import { COMMANDS } from './program.js';
 

@@ -16,7 +16,7 @@ import type {
   SourceRow,
   SyncMemoryNote,
 } from '../report/run-report.js';
-import type { GlobalOptions } from '../context/command-deps.js';
+import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
@@ -269,3 +269,9 @@ export interface RunOutcome<R = never> {
 
 /** How an acknowledged unit came (RecordJob.acknowledged). */
 export type Kept = boolean | 'held';
+
+/** A run's input read again with the job its command builds: its records and how they group into units. */
+export type RerunInput = (
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;

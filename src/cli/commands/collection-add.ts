@@ -7,7 +7,8 @@ import type { CollectionRequest, CollectionResponseContent } from '../../domain/
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import { unitPerRecord, type Outcome, type RecordJob, type RunOutcome, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';

@@ -8,7 +8,8 @@ import { isOkStatus, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../.
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import { checkReportOption } from '../../pipeline/report-sinks.js';
 import { unitPerRecord, type RecordJob, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';

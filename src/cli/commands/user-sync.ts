@@ -16,7 +16,8 @@ import { idOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipe
 import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
