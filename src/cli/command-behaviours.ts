@@ -1,4 +1,5 @@
 import type { SpecTable } from '../flags/option-table.js';
+import type { RerunInput } from '../pipeline/record-job.js';
 import { COLLECTION_ADD } from './commands/collection-add.options.js';
 import { COMPLETION } from './commands/completion.options.js';
 import { CONFIG_SET_PROFILE, CONFIG_LIST, CONFIG_REMOVE, CONFIG_USE, CONFIG_SHOW } from './commands/config.options.js';
@@ -34,35 +35,27 @@ import {
   type CommandOptions,
   type CommandRun,
   type DeclaredCommand,
-  type RerunInput,
 } from './command-declaration.js';
 
 /**
  * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a command");
- * `behaviour` checks by type that the loaded `run` takes exactly its declaration's options.
+ * `behaviour` checks by type that the loaded `run` takes exactly its declaration's options, and that a
+ * resumable command's `rerunInput` (which reads its input again) is one.
  */
 function behaviour<T extends SpecTable, K extends string = 'run'>(
   declaration: DeclaredCommand<T>,
-  load: () => Promise<Record<NoInfer<K>, CommandRun<CommandOptions<DeclaredCommand<T>>>>>,
+  load: () => Promise<Record<NoInfer<K>, CommandRun<CommandOptions<DeclaredCommand<T>>>> & { rerunInput?: RerunInput }>,
   name = 'run' as K,
-): [string, CommandBehaviour] {
-  return [commandName(declaration), { run: async () => (await load())[name] as CommandRun<never> }];
-}
-
-/** A resumable command's module: its `run` and the `rerunInput` that reads its input again, from the one import. */
-function resumable<T extends SpecTable>(
-  declaration: DeclaredCommand<T>,
-  load: () => Promise<{ run: CommandRun<CommandOptions<DeclaredCommand<T>>>; rerunInput: RerunInput }>,
 ): [string, CommandBehaviour] {
   return [
     commandName(declaration),
-    { run: async () => (await load()).run as CommandRun<never>, rerunInput: async () => (await load()).rerunInput },
+    { run: async () => (await load())[name] as CommandRun<never>, rerunInput: async () => (await load()).rerunInput },
   ];
 }
 
 export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(APPLY, () => import('./commands/apply.js')),
-  resumable(COLLECTION_ADD, () => import('./commands/collection-add.js')),
+  behaviour(COLLECTION_ADD, () => import('./commands/collection-add.js')),
   behaviour(COMPLETION, () => import('./commands/completion.js')),
   behaviour(CONFIG_SET_PROFILE, () => import('./commands/config.js'), 'runSetProfile'),
   behaviour(CONFIG_LIST, () => import('./commands/config.js'), 'runList'),
@@ -71,7 +64,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(CONFIG_SHOW, () => import('./commands/config.js'), 'runShow'),
   behaviour(DOCTOR, () => import('./commands/doctor.js')),
   behaviour(EXPLAIN, () => import('./commands/explain.js')),
-  resumable(INVIGILATORS_REMOVE, () => import('./commands/invigilators-remove.js')),
+  behaviour(INVIGILATORS_REMOVE, () => import('./commands/invigilators-remove.js')),
   behaviour(LOCAL_EXPORT, () => import('./commands/local-export.js')),
   behaviour(LOCAL_INIT, () => import('./commands/local-init.js')),
   behaviour(LOCAL_SERVE, () => import('./commands/local-serve.js')),
@@ -82,7 +75,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(RUNS_RESUME, () => import('./commands/runs.js'), 'runResume'),
   behaviour(RUNS_PRUNE, () => import('./commands/runs.js'), 'runPrune'),
   behaviour(SCHEDULE_LINKS, () => import('./commands/schedule-links.js')),
-  resumable(SCHEDULE_PUSH, () => import('./commands/schedule-push.js')),
+  behaviour(SCHEDULE_PUSH, () => import('./commands/schedule-push.js')),
   behaviour(SCHEMA, () => import('./commands/schema.js')),
   behaviour(SYNCED_SHOW, () => import('./commands/synced.js'), 'runShow'),
   behaviour(SYNCED_FORGET, () => import('./commands/synced.js'), 'runForget'),
@@ -93,5 +86,5 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(SYNCED_ADOPT_SCHEDULES, () => import('./commands/synced-adopt.js'), 'runAdoptSchedules'),
   behaviour(SYNCED_ADOPT_COLLECTIONS, () => import('./commands/synced-adopt.js'), 'runAdoptCollections'),
   behaviour(TEMPLATE, () => import('./commands/template.js')),
-  resumable(USER_SYNC, () => import('./commands/user-sync.js')),
+  behaviour(USER_SYNC, () => import('./commands/user-sync.js')),
 ]);

@@ -2,7 +2,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
-import type { RecordJob } from '../pipeline/record-job.js';
+import type { RerunInput } from '../pipeline/record-job.js';
 import type { RecordKind } from '../domain/columns.js';
 
 /**
@@ -16,7 +16,8 @@ export type CommandRun<Options> = (options: Options, deps: CliDeps, target: Targ
 /** Where a command's behaviour is loaded from (command-behaviours.ts). */
 export interface CommandBehaviour {
   readonly run: () => Promise<CommandRun<never>>;
-  readonly rerunInput?: () => Promise<RerunInput>;
+  /** A resumable command's module's `rerunInput`; undefined for any other. */
+  readonly rerunInput?: () => Promise<RerunInput | undefined>;
 }
 
 /** Every command's behaviour by its name (`user sync`). */
@@ -24,12 +25,6 @@ export type Behaviours = ReadonlyMap<string, CommandBehaviour>;
 
 /** What a command's behaviour is given: the outside world, and the other commands' behaviours (for `runs resume`). */
 export type CliDeps = CommandDeps & { readonly behaviours?: Behaviours };
-
-/** A run's input read again with the job its command builds: its records and how they group into units. */
-export type RerunInput = (
-  options: Record<string, unknown>,
-  deps: CommandDeps,
-) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;
 
 /**
  * How a report-writing command's journaled run is continued: `'rerun'` (its module exports `rerunInput`), or

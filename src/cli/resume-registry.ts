@@ -1,12 +1,12 @@
 import { InternalError } from '../system/errors.js';
 import type { KeptOptions } from '../flags/option-table.js';
+import type { RerunInput } from '../pipeline/record-job.js';
 import {
   commandName,
   keptOptionNames,
   type Behaviours,
   type CommandDeclaration,
   type CommandRun,
-  type RerunInput,
 } from './command-declaration.js';
 import { COMMANDS } from './program.js';
 
@@ -35,9 +35,11 @@ export function resumeEntry(
   const support = declaration.resume;
   if (support === undefined) return { notResumable: 'its command declares no way to resume' };
   if (support !== 'rerun') return support;
-  if (behaviour.rerunInput === undefined)
-    throw new InternalError(
-      `${command} is declared resumable but its behaviour names no rerunInput (cli/command-behaviours.ts)`,
-    );
-  return { run: behaviour.run, input: behaviour.rerunInput, keptOptions: keptOptionNames(declaration) };
+  const input = async (): Promise<RerunInput> => {
+    const loaded = await behaviour.rerunInput?.();
+    if (loaded === undefined)
+      throw new InternalError(`${command} is declared resumable but its module exports no rerunInput`);
+    return loaded;
+  };
+  return { run: behaviour.run, input, keptOptions: keptOptionNames(declaration) };
 }

@@ -16,7 +16,7 @@ import type {
   SourceRow,
   SyncMemoryNote,
 } from '../report/run-report.js';
-import type { GlobalOptions } from '../context/command-deps.js';
+import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
@@ -111,21 +111,20 @@ export interface RecordJob<P, R = never> {
    * a unit only validated no promise. `unitPerRecord` builds it for one-record jobs.
    */
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
-  /** True when each record is one unit, so the record count is the progress line's total. */
-  oneUnitPerRecord?: boolean;
   /** A read of the whole input before `units` (OneIdPerFile.read), so both records of a repeated id fail. */
   readIds?(records: AsyncIterable<InputRecord>): Promise<void>;
   /** The summary's words beside the counts (`4,950 unchanged (not sent)`); `runs show` says them too. */
   summaryNotes?: readonly SummaryNote[];
   /**
-   * The unit count once `prepare` ran, given the record count (user sync's leavers): the journal
-   * records it, so `runs list` counts an interrupted run's whole input.
+   * The unit count once `prepare` ran, given the record count (the same where each record is one
+   * unit; user sync's leavers come after): the progress line's total, and the journal records it, so
+   * `runs list` counts an interrupted run's whole input.
    */
   unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /** What the remote confirmation says will be sent ("3 schedules (120 candidates)"); default: the record count. */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
-  /** The action of each valid unit's request: the remote confirmation counts units per action (plan-confirm.ts) unless `describePlan` says more. */
+  /** The action of each valid unit's request: the remote confirmation counts units per action (run-pipeline.ts, unitPlanWords) unless `describePlan` says more. */
   confirmAction?: 'send' | 'remove';
   /** What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation says it instead. */
   describePlan?(records: AsyncIterable<InputRecord>): Promise<string>;
@@ -228,17 +227,17 @@ export class OneIdPerFile {
 }
 
 /**
- * `units` and `oneUnitPerRecord` for a job whose every record is one unit; with `idRule`, its
+ * `units` and `unitCount` for a job whose every record is one unit; with `idRule`, its
  * records pass OneIdPerFile (`readIds` too).
  */
 export function unitPerRecord<P>(
   unitOf: (record: InputRecord) => Unit<P>,
   idRule?: IdRule,
   known?: () => IdsOfOneInput | undefined,
-): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
+): Pick<RecordJob<P>, 'units' | 'unitCount' | 'readIds'> {
   const ids = idRule === undefined ? undefined : new OneIdPerFile(idRule);
   return {
-    oneUnitPerRecord: true,
+    unitCount: (records) => records,
     ...(ids === undefined ? {} : { readIds: (records) => ids.read(records, known?.()) }),
     async *units(batches) {
       ids?.start();
@@ -270,3 +269,9 @@ export interface RunOutcome<R = never> {
 
 /** How an acknowledged unit came (RecordJob.acknowledged). */
 export type Kept = boolean | 'held';
+
+/** A run's input read again with the job its command builds: its records and how they group into units. */
+export type RerunInput = (
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;

@@ -53,7 +53,7 @@ export class RecordSource {
         }
         first = false;
         if (isDryRunStatus(status)) throw dryRunReportRefused(file, line, this.command);
-        // By its status cell only: a row's own item cannot be found from the report (trial37 F08).
+        // By its status cell only: a row's own item cannot be found from the report.
         if (status?.trim().toLowerCase() === IN_DOUBT)
           throw lostAnswer(file, line, reportRunOf(record.raw!) ?? '<run>');
       }

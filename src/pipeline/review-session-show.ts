@@ -1,6 +1,10 @@
 import { isKnownTimeZone } from '../domain/local-time.js';
 import type { ReviewSession } from '../domain/types.js';
-import { UsageError } from '../system/errors.js';
+import { AnswerUnreadableError, TransientTargetError, UsageError } from '../system/errors.js';
+import { describeErrors, errorsOf } from '../api/envelope-errors.js';
+import { pinsRedacted } from '../api/redaction.js';
+import type { IntegrationApi } from '../port/integration-api.js';
+import { sessionShapeProblem } from '../domain/review-session.js';
 import { formatCount } from '../formats/number-format.js';
 import type { OutputTimes } from '../report/output-times.js';
 import type { TimeSettings } from '../domain/local-time.js';
@@ -15,7 +19,7 @@ import type { Env } from '../system/env-values.js';
 
 /*
  * `examctl review-session show`'s decisions (docs/cli.md, "review-session show"): the output
- * settings, the ids asked for, and each output's view (the table, the workbook, what was cut).
+ * settings, the ids asked for, each session read, and each output's view (the table, the workbook, what was cut).
  */
 
 /** The flags `outputSettings` reads. */
@@ -159,4 +163,34 @@ export async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<vo
       );
   }
   for (const line of lines) await say(deps, `warning: ${line}`);
+}
+
+/**
+ * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
+ * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
+ */
+export async function readSession(
+  api: IntegrationApi,
+  externalId: string,
+  showPin: boolean,
+  several: boolean,
+  redacted: { fields: number },
+): Promise<cells.SessionOutcome> {
+  try {
+    const result = await api.getReviewSession(externalId);
+    if (!result.envelope.Success)
+      return {
+        externalId,
+        error: describeErrors(result.envelope) || `HTTP ${result.status}`,
+        errors: errorsOf(result.envelope),
+      };
+    const sent = result.envelope.Content as ReviewSession;
+    const shape = sessionShapeProblem(sent);
+    if (shape !== undefined)
+      throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
+    return { externalId, session: showPin ? sent : pinsRedacted(sent, cells.withPinWithheld(sent), redacted) };
+  } catch (error) {
+    if (several && error instanceof TransientTargetError) return { externalId, error: error.message };
+    throw error;
+  }
 }

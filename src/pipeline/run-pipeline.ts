@@ -75,7 +75,6 @@ export async function runPipeline<P, R = never>(
     if (job.describePlan && deps.resume === undefined) return { plan: await job.describePlan(input.records()) };
     if (job.confirmAction !== undefined && deps.resume === undefined) {
       const holding = job.describeSend ? await job.describeSend(input.records()) : undefined;
-      const { unitPlanWords } = await import('./plan-confirm.js');
       return { plan: await unitPlanWords(job.units(input.batches()), job.confirmAction, holding) };
     }
     const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
@@ -96,7 +95,7 @@ export async function runPipeline<P, R = never>(
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
-  const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
+  const unitTotal = total === undefined ? undefined : job.unitCount?.(total);
   const { api, report, target, journal } = await openPlanned(plan, () =>
     openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
       lostAttemptDid: job.lostAttemptDid,
@@ -658,4 +657,24 @@ function failed<P>(unit: Unit<P>): Unit<P> {
     ...unit,
     prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] },
   };
+}
+
+/**
+ * The remote confirmation's plan for a job whose every valid unit is one request of `action`: `3 to send,
+ * 1 invalid (not sent)`, then what they hold (`in all: 4 schedules (120 candidates)`) when told (docs/plan.md,
+ * "At a terminal").
+ */
+async function unitPlanWords<P>(
+  units: AsyncIterable<readonly Unit<P>[]>,
+  action: NonNullable<RecordJob<P>['confirmAction']>,
+  holding?: string,
+): Promise<string> {
+  let valid = 0;
+  let invalid = 0;
+  for await (const batch of units) for (const unit of batch) unit.prepared.ok ? (valid += 1) : (invalid += 1);
+  return [
+    `${formatCount(valid)} to ${action}`,
+    ...(invalid > 0 ? [`${formatCount(invalid)} invalid (not sent)`] : []),
+    ...(holding === undefined ? [] : [`in all ${holding}`]),
+  ].join(', ');
 }

@@ -1,5 +1,18 @@
 import { UsageError } from '../system/errors.js';
-import { unlinedItem, unjournaledCount, unitsOf, type JournalHead, type RunIndex } from '../runs/index.js';
+import {
+  changedDigestedFile,
+  fingerprintInput,
+  inputChange,
+  recordedFlags,
+  unlinedItem,
+  unjournaledCount,
+  unitsOf,
+  type JournalHead,
+  type RunIndex,
+} from '../runs/index.js';
+import type { KeptOptions } from '../flags/option-table.js';
+import { firstRecord } from './command-input.js';
+import { RecordSource } from './record-source.js';
 import type { ProfileDefaults } from '../context/config-file.js';
 import { reportFormatOf } from '../report/report-file.js';
 import { countAction, exitCodeFor, type SummaryNote } from '../report/report-writers.js';
@@ -10,7 +23,7 @@ import type { TableHeader } from '../input/index.js';
 import { say } from '../formats/terminal-text.js';
 import { formatCount } from '../formats/number-format.js';
 import { checkReportOption, openRunReport, type RunTimes } from './report-sinks.js';
-import type { Unit } from './record-job.js';
+import type { RerunInput, Unit } from './record-job.js';
 
 /**
  * The input's units in order (a fresh read each call), or why the input cannot be read again.
@@ -64,7 +77,7 @@ function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | un
 
 /**
  * `runs show`'s report of one run (docs/runs.md, "runs show"): `input` reads the run's input again
- * (the command's own builder, cli/commands/runs-input.ts), `leavers` gives user sync's leaver rows
+ * (`runInput`, below, with the command's own builder), `leavers` gives user sync's leaver rows
  * (sync/run-show-leavers.ts).
  */
 export async function showRun(
@@ -109,7 +122,7 @@ export async function showRun(
         : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
     await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
   }
-  // A CSV or xlsx report without the input's cells is no retry file (trial23 f08): said why.
+  // A CSV or xlsx report without the input's cells is no retry file: said why.
   if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
@@ -158,4 +171,65 @@ function unreachedLeavers(run: RunIndex, inputUnits: number): number {
   const total = unitsOf(run);
   if (total === undefined) return 0;
   return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
+}
+
+type JobInput = Awaited<ReturnType<RerunInput>>;
+
+/** The command's own input builder (its module's rerunInput, loaded on demand: resume-registry.ts), or why it has none. */
+type InputBuilder =
+  | { readonly notResumable: string }
+  | { readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions };
+
+/** Why a run whose items were not read from a file is not listed. */
+const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
+
+/**
+ * `runs show` reads a run's input again with the job its command builds, so the items the run never reached
+ * are listed too, numbered and grouped as the pipeline does; only when unchanged (docs/runs.md, "runs show"). `withUnits` false: only
+ * checked, never parsed (the journal lists every unit).
+ */
+export async function runInput(
+  record: Pick<JournalHead, 'header' | 'end'>,
+  entry: InputBuilder,
+  deps: CommandDeps,
+  withUnits = true,
+): Promise<RunInput> {
+  const { header } = record;
+  const { cwd } = header.options;
+  if ('notResumable' in entry)
+    return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
+  const recorded = recordedFlags(header.options, entry.keptOptions.digested);
+  if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
+  if (header.input !== null) {
+    const changed = inputChange(
+      header.input,
+      await fingerprintInput(header.input.path).catch(() => 'missing' as const),
+    );
+    if (changed !== undefined) return { unlisted: changed };
+  }
+  const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);
+  if (fileChanged !== undefined) return { unlisted: fileChanged };
+  const build = await entry.input();
+  const onlyFailed = recorded.onlyFailed === true;
+  const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd, ...runProfileOf(header) };
+  let tableHeader: TableHeader | undefined;
+  const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
+    const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
+    source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, dialect }));
+    for await (const batch of input.units(source.batches())) yield* batch;
+  };
+  try {
+    const input = await build({ ...recorded, input: false }, readDeps);
+    const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
+    if (!withUnits) return { count: unitsOf(record) ?? 0, ...notes };
+    let count = 0;
+    // Read through once: an error surfaces here, before anything is reported.
+    for await (const _unit of units(input)) count += 1;
+    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
+    const table = (await firstRecord(input.records()))?.raw;
+    return { units: () => units(input), count, ...notes, table, header: tableHeader };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };
+  }
 }

@@ -392,7 +392,7 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
     return {
       command: 'test run',
       records: records(Array.from({ length: count }, (_, i) => `u${i}`)),
-      oneUnitPerRecord: true,
+      unitCount: (records: number) => records,
       async *units(batches) {
         for await (const batch of batches) {
           consumed.records += batch.length;
@@ -558,7 +558,7 @@ describe('a remote run handles answers once the next requests are written (issue
     return {
       command: 'test run',
       records: records(ids(count)),
-      oneUnitPerRecord: true,
+      unitCount: (records: number) => records,
       async *units(batches) {
         for await (const batch of batches)
           yield batch.map((record) => ({

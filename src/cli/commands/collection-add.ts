@@ -7,7 +7,8 @@ import type { CollectionRequest, CollectionResponseContent } from '../../domain/
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import { unitPerRecord, type Outcome, type RecordJob, type RunOutcome, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
@@ -102,7 +103,7 @@ export async function collectionAddInput(
     CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
-): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
+): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'unitCount' | 'readIds'>> {
   // Taken by the table: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
   const [fieldFlags] = takeTableFlags(given, COLLECTION_FIELD_OPTIONS);
   const [read] = takeTableFlags(given, WHOLE_FILE_OPTIONS);
@@ -116,7 +117,7 @@ export async function collectionAddInput(
   };
 }
 
-/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+/** The run's input read again by `runs show`. */
 export const rerunInput: RerunInput = async (options, deps) =>
   collectionAddInput(options as never, options as GlobalOptions, deps);
 

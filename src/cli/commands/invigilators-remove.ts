@@ -8,7 +8,8 @@ import { isOkStatus, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../.
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import { checkReportOption } from '../../pipeline/report-sinks.js';
 import { unitPerRecord, type RecordJob, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
@@ -85,7 +86,7 @@ export async function run(
   return exitCode;
 }
 
-/** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
+/** The run's input read again by `runs show`, with no target: asking one means the ids were given at prompts. */
 export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () =>
     Promise.reject(new UsageError('its ids were given at prompts')),
@@ -101,7 +102,7 @@ async function invigilatorsRemoveInput(
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
-): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds' | 'readsOnlyFailedItself'>> {
+): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'unitCount' | 'readIds' | 'readsOnlyFailedItself'>> {
   const { scheduleExtId } = input;
   const entries = await idEntries(input, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);

@@ -1,5 +1,4 @@
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
-import { readSession } from '../../pipeline/review-session-read.js';
 import { UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes } from '../../report/output-times.js';
@@ -19,6 +18,7 @@ import { pathIdProblem } from '../../api/url-policy.js';
 import {
   idsOf,
   outputSettings,
+  readSession,
   systemTimeZone,
   tableView,
   timesFromOf,

@@ -33,8 +33,7 @@ import {
 import { takeTableFlags } from '../../flags/option-table.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
-import { runInput } from './runs-input.js';
-import { runProfileOf, showRun } from '../../pipeline/run-show.js';
+import { runInput, runProfileOf, showRun } from '../../pipeline/run-show.js';
 import { leaverRows } from '../../sync/run-show-leavers.js';
 
 /*
@@ -100,7 +99,8 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
   try {
     return await showRun(run, options, deps, {
-      input: (withUnits) => runInput(run, deps, withUnits),
+      input: (withUnits) =>
+        runInput(run, resumeEntry(run.header.command, deps.behaviours ?? new Map()), deps, withUnits),
       leavers: leaverRows,
     });
   } finally {

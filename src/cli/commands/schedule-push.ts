@@ -3,7 +3,8 @@ import { isGiven } from '../../domain/field-rules.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import type { RecordJob } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt } from '../../pipeline/service-answer.js';
@@ -144,7 +145,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   return exitCode;
 }
 
-/** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
+/** The run's input read again by `runs show`. */
 export const rerunInput: RerunInput = async (options, deps) => ({
   ...(await schedulePushInput(options as never, deps)),
   summaryNotes: SCHEDULE_NOTES,

@@ -16,7 +16,8 @@ import { idOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipe
 import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
-import { commandName, type RerunInput } from '../command-declaration.js';
+import { commandName } from '../command-declaration.js';
+import type { RerunInput } from '../../pipeline/record-job.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
@@ -126,7 +127,6 @@ async function syncFile(
     ...read,
     readIds,
     // The leavers come after the file's units: known once prepare ran, they are added to the count.
-    oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
       for await (const batch of units(batches))
@@ -150,7 +150,7 @@ async function syncFile(
   return exitCode;
 }
 
-/** `runs show` reads a run again (USER_SYNC's resume.input); a run without --file took its user at prompts. */
+/** The run's input read again by `runs show`; a run without --file took its user at prompts. */
 export const rerunInput: RerunInput = async (options, deps) => {
   if (typeof options.file !== 'string') throw new UsageError('no input file: its user was given at prompts');
   return userSyncInput(options as never, deps);
@@ -182,7 +182,7 @@ export function userSyncInput(
   }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
     InputFlagOptions & { file: string },
   deps: CommandDeps,
-): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
+): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'unitCount' | 'summaryNotes'> {
   // One reader for every pass: a CSV's structure pass keeps its rows for the send (csv-reader.ts, KEEP_ROWS_MAX_CHARS).
   let input: AsyncIterable<InputRecord> | undefined;
   return {
