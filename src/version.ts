@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 
 /**
@@ -8,7 +9,8 @@ import { getAsset, isSea } from 'node:sea';
 function shipped(path: string, pattern: RegExp): string | undefined {
   try {
     return pattern.exec(
-      isSea() ? getAsset(path, 'utf8') : readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'),
+      // A path, not a URL: every start reads these (scripts/build-bundle.mjs makes import.meta.dirname the built file's).
+      isSea() ? getAsset(path, 'utf8') : readFileSync(join(import.meta.dirname, '..', path), 'utf8'),
     )?.[1];
   } catch {
     return undefined;

@@ -96,9 +96,6 @@ export function buildProgram(
       command.addHelpOption(new Option('-h, --help', 'display help for command').helpGroup(lastHeading));
     const behaviour = behaviours.get(commandName(declaration));
     if (behaviour === undefined) return;
-    const keptOptions = keptOptionNames(declaration);
-    const keys = argumentKeys(table);
-    const commandFlags = table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
     command.action(async (...args: unknown[]) => {
       if (deps.cwd === '')
         throw new UsageError(
@@ -115,7 +112,7 @@ export function buildProgram(
       if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
-      keys.forEach((key, index) => (parsed[key] = args[index]));
+      argumentKeys(table).forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
       const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
@@ -128,8 +125,9 @@ export function buildProgram(
         const commandDeps = {
           ...deps,
           behaviours,
-          keptOptions,
-          commandFlags,
+          // Worked out for the command that runs, not for each one made: each flag's attribute is a commander Option made.
+          keptOptions: keptOptionNames(declaration),
+          commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),
           reads: declaration.reads,
           sends: takesFlag(declaration, '--report'),
           invocation: pipedFile === undefined ? options : { ...options, file: '-' },

@@ -4,6 +4,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
+// Whether a store is there, without the engine (a dry run with none never loads it).
+import { CURRENT_FILE, storeExists } from '../engine/store/current-file.js';
 import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
@@ -72,7 +74,7 @@ export async function goneStore(store: string, deps: CommandDeps, refused?: stri
   if (place.kind === 'service') return undefined;
   const dir = memoryDir(place.syncDir, { kind: 'local', store });
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
-  if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
+  if (!kept || (await storeExists(store))) return undefined;
   if (refused === undefined) return dir;
   const sync = place.syncDir;
   const bare = memoryPlaceOf('', '', { ...deps, env: { ...deps.env, EXAMCTL_SYNC_DIR: '', EXAMCTL_RUNS_DIR: '' } });
@@ -109,7 +111,6 @@ export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget) 
   if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return 'path';
   // One directory under two paths no link explains (a bind mount): the same device and inode.
   if (target.kind === 'local' && (await sameDirectory(path, target.store))) return 'path';
-  const { storeExists } = await import('../engine/local-target.js');
   return (await storeExists(path)) ? undefined : 'gone';
 }
 
@@ -142,9 +143,8 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
   if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined)
     return { store: await localStorePath(options, deps), found: false };
-  const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
+  const [{ discoverStore }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
-    import('../engine/store/manifest.js'),
     import('../system/trusted-place.js'),
   ]);
   const context = currentTrustContext(deps.env);
@@ -376,6 +376,12 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     }
     return target.remote.connect();
   }
+  const noStoreYet = async () => {
+    await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
+    return null;
+  };
+  // Known before the engine loads: a dry run with no store never needs it.
+  if (dryRun && !(await storeExists(target.store))) return noStoreYet();
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
   if (!dryRun) await ensureStore(target.store, deps);
   const api = await openLocalTarget(target.store, {
@@ -383,8 +389,8 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
   });
-  if (!api) await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
-  return api;
+  // None: it went away since.
+  return api ?? noStoreYet();
 };
 
 /** A local store's instance id as it is (none: not a local store, or none recorded). */
@@ -406,8 +412,9 @@ export async function storeHead(
   signal?: AbortSignal,
 ): Promise<StoreHead | undefined> {
   if (target.kind === 'local') {
-    const { readStoreHead, storeExists } = await import('../engine/local-target.js');
-    return (await storeExists(target.store)) ? readStoreHead(target.store, asked) : undefined;
+    if (!(await storeExists(target.store))) return undefined;
+    const { readStoreHead } = await import('../engine/local-target.js');
+    return readStoreHead(target.store, asked);
   }
   if (!ask && !target.remote.storeSaid()) return undefined;
   const api = await target.remote.connect(signal);

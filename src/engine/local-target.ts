@@ -19,7 +19,6 @@ export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { readStoreInstance } from './store/store-instance.js';
 export { readStoreHead } from './store/file-store.js';
-export { storeExists };
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the

@@ -221,7 +221,8 @@ export function briefLine(spec: OptionSpec): string {
   return shown === undefined ? summary : `${summary} (default: ${shown})`;
 }
 
-const BRIEF_LINES = new WeakMap<Option, string>();
+/** Each registered flag's spec, for its `--help` line: made when help is shown, not at each start. */
+const REGISTERED_SPECS = new WeakMap<Option, OptionSpec>();
 /** The global flags each command refuses (its declaration's `takes`): completion leaves them out. */
 export const REFUSED_GLOBALS = new WeakMap<Command, readonly string[]>();
 /** Negated flags shown on their positive flag's line (`--[no-]keycode`) in `--help`. */
@@ -230,7 +231,8 @@ const PAIRED_POSITIVES = new WeakSet<Option>();
 
 /** The `--help` line of a registered flag (undefined for commander's own, such as -h). */
 export function briefLineOf(option: Option): string | undefined {
-  return BRIEF_LINES.get(option);
+  const spec = REGISTERED_SPECS.get(option);
+  return spec === undefined ? undefined : briefLine(spec);
 }
 
 /** The term of a flag in `--help`: `--[no-]keycode` for a flag whose negation the table also has. */
@@ -286,7 +288,7 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (spec.mandatory) registered.makeOptionMandatory();
     if (registered.required || registered.optional) refuseSecondValue(registered, spec);
     if (headed) registered.helpGroup(`${group}:`);
-    BRIEF_LINES.set(registered, briefLine(spec));
+    REGISTERED_SPECS.set(registered, spec);
     if (registered.negate) {
       const positive = command.options.find(
         (other) => !other.negate && other.attributeName() === registered.attributeName(),

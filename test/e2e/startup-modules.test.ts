@@ -110,6 +110,11 @@ describe('a run that validates and sends records does not load zod', () => {
       expect(run.urls.filter((u) => /\/dist\/report\/(xlsx-workbook|zip-writer)\.js$/.test(u))).toEqual([]);
       // Nor the HTTP client (undici, ~0.5 MB of script): nothing is sent (context/state-http.ts loads it on its first exchange).
       expect(run.urls.filter((u) => u.includes('/node_modules/undici/'))).toEqual([]);
+      // Nor the engine and its store: with none yet there is nothing for them to read (a run on an existing store
+      // loads them: below). Only whether one is there (store/current-file.js).
+      const engine = run.urls.filter((u) => /\/dist\/engine\/(engine|local-target|store\/file-store)\.js$/.test(u));
+      expect(engine).toEqual([]);
+      expect(run.urls.some((u) => u.endsWith('/dist/engine/store/current-file.js'))).toBe(true);
     });
   });
 

@@ -1,7 +1,7 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
 import type { ErrorCodeId } from '../../system/error-codes.js';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { access, mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
@@ -20,29 +20,14 @@ import {
 import { firstHead } from './store-head.js';
 import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
-import {
-  describeSystemError,
-  storeFileUnreadable,
-  systemErrorCode,
-  systemFailure,
-} from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
 import { processAlive } from '../../system/process-liveness.js';
 import { writeSnapshot } from './snapshot.js';
+import { storeExists } from './current-file.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {
   static override readonly defaultCode: ErrorCodeId = 'E2300';
-}
-
-export async function storeExists(dir: string): Promise<boolean> {
-  try {
-    await stat(join(dir, CURRENT_FILE));
-    return true;
-  } catch (error) {
-    const code = systemErrorCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw storeFileUnreadable(join(dir, CURRENT_FILE), error);
-  }
 }
 
 /** Why a run cannot write the store (its directory, journal) or make it (none yet: tried in the nearest existing parent). */

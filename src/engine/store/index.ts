@@ -1,2 +1,3 @@
-export { StoreExistsError, createStore, storeExists, storeUnwritable } from './create-store.js';
+export { StoreExistsError, createStore, storeUnwritable } from './create-store.js';
+export { storeExists } from './current-file.js';
 export { openStore } from './file-store.js';

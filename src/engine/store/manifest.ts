@@ -10,8 +10,9 @@ import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import { isHead } from '../../port/integration-api.js';
+import { CURRENT_FILE } from './current-file.js';
 
-export const CURRENT_FILE = 'CURRENT';
+export { CURRENT_FILE };
 
 export const snapshotFileName = (generation: number): string => `snapshot-${generation}.ndjson`;
 export const journalFileName = (generation: number): string => `journal-${generation}.ndjson`;
