@@ -12,9 +12,9 @@ export const REMOTE_CONCURRENCY = 8;
  * In flight at once toward `examctl local serve` when neither `--concurrency` nor a profile names a
  * number, from the run's first answer on (its header says the server is one): the served store writes
  * the requests that arrive together as one durable line, so a wider window is fewer lines (a 5,000-user
- * first night: ~1,375 at 8, ~370 at 32, ~125 at 128; bench/README.md, "tenth session, hserve2").
+ * first night: ~1,375 at 8; bench/README.md, "local serve's default window").
  */
-export const SERVED_CONCURRENCY = 128;
+export const SERVED_CONCURRENCY = 32;
 
 /**
  * In flight at once on the local engine, whatever `--concurrency` says: the store group-commits
