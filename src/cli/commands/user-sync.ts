@@ -47,19 +47,20 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
     };
     return syncFile({ file, ...input, ...globals }, sync, runOptions, deps, target);
   }
-  const fileOnly = flags.changedOnly
-    ? '--changed-only'
-    : flags.disableMissing
-      ? '--disable-missing'
-      : flags.pruneMemberships
-        ? '--prune-memberships'
-        : flags.requireMemory
-          ? '--require-memory'
-          : population !== undefined
-            ? '--population'
-            : only !== undefined
-              ? onlyFlag(only)
-              : undefined;
+  // Flags of a file run: given without --file, each is refused, never silently dropped.
+  const fileOnly = (
+    [
+      ['--changed-only', flags.changedOnly],
+      ['--disable-missing', flags.disableMissing],
+      ['--max-disable', flags.maxDisable !== undefined],
+      ['--allow-disable-recent', flags.allowDisableRecent],
+      ['--prune-memberships', flags.pruneMemberships],
+      ['--max-prune', flags.maxPrune !== undefined],
+      ['--require-memory', flags.requireMemory],
+      ['--population', population !== undefined],
+      [only === undefined ? '' : onlyFlag(only), only !== undefined],
+    ] as const
+  ).find(([, given]) => given === true)?.[0];
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
