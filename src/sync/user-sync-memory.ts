@@ -631,9 +631,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }
 
-  /** A leaver's answer says `disabled`; a 131 or 1134 for a link examctl DELETEs is done. */
+  /**
+   * A leaver's answer says `disabled`, unless the target says it changed nothing (the local store
+   * held the login disabled already: a memory rebuilt by `synced adopt`); a 131 or 1134 for a link
+   * examctl DELETEs is done.
+   */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
-    if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
+    if (this.disables.has(payload) && outcome.status === 'ok')
+      return outcome.action === 'unchanged'
+        ? { ...outcome, note: 'already disabled on the target: nothing changed' }
+        : { ...outcome, action: 'disabled' };
     if (
       this.disables.has(payload) &&
       outcome.status === 'failed' &&
