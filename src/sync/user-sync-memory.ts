@@ -20,7 +20,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, linksStoreHolds, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -422,8 +422,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
       value = { ...value, DisableLogin: false };
+    // A local store says which of them it holds: only those are deleted (a restore may have gone back past a prune).
+    const managed =
+      this.beforeView === null
+        ? prunableLinks(full)
+        : linksStoreHolds(prunableLinks(full), this.beforeView.membershipsOf(unit.id));
     const prune = this.flags.pruneMemberships
-      ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
+      ? pruneOf(managed, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
       : undefined;
     if (prune?.added === true) {
       value = prune.request;
