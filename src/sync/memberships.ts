@@ -103,6 +103,23 @@ export function prunableLinks(
   return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
+/**
+ * On a local store, of `links`, those it holds: each link with the flags it holds true. A link or
+ * flag gone there (pruned before the point a restore went back to) is neither deleted nor reported
+ * removed; `memberships` null (no such user): none.
+ */
+export function linksStoreHolds(
+  links: readonly ManagedLink[] | undefined,
+  memberships: readonly unknown[] | null,
+): ManagedLink[] | undefined {
+  if (links === undefined) return undefined;
+  const held = heldLinks(memberships);
+  return links.flatMap(([id, words]): ManagedLink[] => {
+    const flags = held.get(id);
+    return flags === undefined ? [] : [[id, words.filter((word) => flags.has(FIELD_OF.get(word)!))]];
+  });
+}
+
 function isMembership(entry: unknown): entry is HierarchyMembership {
   return (
     typeof entry === 'object' && entry !== null && typeof (entry as { ExternalId?: unknown }).ExternalId === 'string'

@@ -20,7 +20,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, linksStoreHolds, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -424,8 +424,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
       value = { ...value, DisableLogin: false };
+    // A local store says which of them it holds: only those are deleted (a restore may have gone back past a prune).
+    const managed =
+      this.beforeView === null
+        ? prunableLinks(full)
+        : linksStoreHolds(prunableLinks(full), this.beforeView.membershipsOf(unit.id));
     const prune = this.flags.pruneMemberships
-      ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
+      ? pruneOf(managed, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
       : undefined;
     if (prune?.added === true) {
       value = prune.request;
@@ -633,9 +638,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }
 
-  /** A leaver's answer says `disabled`; a 131 or 1134 for a link examctl DELETEs is done. */
+  /**
+   * A leaver's answer says `disabled`, unless the target says it changed nothing (the local store
+   * held the login disabled already: a memory rebuilt by `synced adopt`); a 131 or 1134 for a link
+   * examctl DELETEs is done.
+   */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
-    if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
+    if (this.disables.has(payload) && outcome.status === 'ok')
+      return outcome.action === 'unchanged'
+        ? { ...outcome, note: 'already disabled on the target: nothing changed' }
+        : { ...outcome, action: 'disabled' };
     if (
       this.disables.has(payload) &&
       outcome.status === 'failed' &&
