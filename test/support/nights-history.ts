@@ -194,6 +194,16 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     users([1, 1, 1]),
   ],
+  // A schedule push between two user syncs rewrites its candidates as the store holds them: it changes no user, so
+  // the second user sync sends none again (before f84ce7ec it sent all three, from the schedule memory's registrations).
+  [users([0, 0, 0]), { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: null, copyAt: null }, users([0, 0, 0])],
+  // A user sync killed outright, then a push renames u2: the next user sync takes that change for the killed run's
+  // own (docs/sync.md, the killed-run row) and leaves the push's name, though its file gives F2 (rewrittenAfterKill).
+  [
+    users([0, 0, 2], null, null, true),
+    { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: null },
+    users([0, 0, 2]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
@@ -207,9 +217,9 @@ const RECORDS = 3;
 const CANDIDATE_NAME = 'F0';
 /** A served run's requests one at a time: stopped at its n-th, it sends no later one (several in flight would all go). */
 const ONE_AT_A_TIME = ['--yes', '--concurrency', '1'];
-/** The group every schedule's candidates join (a push adds the membership: it changes a user that lacks it). */
-const GROUP = 'H-NORTH-DEC';
-const USER_HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+/** The group every schedule's candidates join, and every user of the users file is in (a push adds no membership). */
+const GROUP = 'H-NORTH';
+const USER_HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const SITTING_HEADER =
   'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
 
@@ -319,7 +329,7 @@ function recordsOf(kind: Kind, index: number) {
         kind === 'users' ? USER_HEADER : SITTING_HEADER,
         ...file.map((value, n) =>
           kind === 'users'
-            ? `u${n},F${value},Last,u${n}@example.test,u${n},Candidate`
+            ? `u${n},F${value},Last,u${n}@example.test,u${n},Candidate,${GROUP}`
             : `${ids[n]},A-MATH-1,T${value},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,${GROUP},North,u${n},${CANDIDATE_NAME},Last,u${n}@example.test`,
         ),
       ].join('\n')}\n`,
@@ -403,15 +413,14 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     return answer;
   };
   /**
-   * A push's candidate written to its user (docs/engine-rules.md): its name, and the group's membership added. A
-   * user it changes is one the store changed since the memory's last acknowledgement: the next user sync sends it.
+   * A push's candidate written to its user (docs/engine-rules.md): its name (the group's membership the users file
+   * gives too). A user it changes is one the store changed since the memory's last acknowledgement: the next user
+   * sync sends it.
    */
   const rewrite = (candidate: { CandidateExtId: string; FirstName: string }) => {
     const key = `users:${candidate.CandidateExtId}`;
-    const member = `${key}@${GROUP}`;
-    if (values.get(key) === candidate.FirstName && values.has(member)) return;
+    if (values.get(key) === candidate.FirstName) return;
     values.set(key, candidate.FirstName);
-    values.set(member, 'member');
     mayResend.add(key);
     if (killedAcks.has(key)) rewrittenAfterKill.add(key);
     tally.rewrites++;
