@@ -10,10 +10,12 @@
  * restores to them (by copy, and in place: rm then copy), compactions. On the local store, and
  * through `local serve` (the remote client against the store served in this process).
  *
- * After every run that ends, the store holds what its file says; no request sends a user or a
- * schedule the store already holds as sent, but one a restore undid (a store restore: those it
- * changed and those acknowledged after its copy; a memory restore: those acknowledged after its
- * copy). A create the store already holds would fail ("already exists"): the run would not end.
+ * After every run that ends, the store holds what its file says; no request sends a schedule the
+ * store already holds, nor a user as the memory last acknowledged it that the store did not change
+ * since (a schedule's candidates are the users file's users: a push rewrites them, changing them
+ * or not: docs/sync.md, "Drift"), but one a restore undid (a store restore: those it changed and
+ * those acknowledged after its copy; a memory restore: those acknowledged after its copy). A
+ * create the store already holds would fail ("already exists"): the run would not end.
  *
  * Used by test/sync/nights-property.test.ts and nights-property-served.test.ts (two files: vitest
  * runs them side by side).
@@ -192,15 +194,32 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     users([1, 1, 1]),
   ],
+  // A schedule push between two user syncs rewrites its candidates as the store holds them: it changes no user, so
+  // the second user sync sends none again (before f84ce7ec it sent all three, from the schedule memory's registrations).
+  [users([0, 0, 0]), { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: null, copyAt: null }, users([0, 0, 0])],
+  // A user sync killed outright, then a push renames u2: the next user sync takes that change for the killed run's
+  // own (docs/sync.md, the killed-run row) and leaves the push's name, though its file gives F2 (rewrittenAfterKill).
+  [
+    users([0, 0, 2], null, null, true),
+    { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: null },
+    users([0, 0, 2]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
 
 /** Records per night. */
 const RECORDS = 3;
+/**
+ * Each schedule's candidate: the users file's user of its position, by one of the names a users file gives (a push
+ * rewrites a user the users file named otherwise, and leaves one it named so as it is).
+ */
+const CANDIDATE_NAME = 'F0';
 /** A served run's requests one at a time: stopped at its n-th, it sends no later one (several in flight would all go). */
 const ONE_AT_A_TIME = ['--yes', '--concurrency', '1'];
-const USER_HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+/** The group every schedule's candidates join, and every user of the users file is in (a push adds no membership). */
+const GROUP = 'H-NORTH';
+const USER_HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const SITTING_HEADER =
   'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
 
@@ -238,7 +257,7 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
 );
 
 /** What the histories did, in all: each kind of step must have happened. */
-const tally = { requests: 0, schedules: 0, resumes: 0, restores: 0, stopped: 0, killed: 0 };
+const tally = { requests: 0, schedules: 0, rewrites: 0, resumes: 0, restores: 0, stopped: 0, killed: 0 };
 
 let root = '';
 let template = '';
@@ -310,8 +329,8 @@ function recordsOf(kind: Kind, index: number) {
         kind === 'users' ? USER_HEADER : SITTING_HEADER,
         ...file.map((value, n) =>
           kind === 'users'
-            ? `u${n},F${value},Last,u${n}@example.test,u${n},Candidate`
-            : `${ids[n]},A-MATH-1,T${value},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,c0,Cand,Idate,c0@example.test`,
+            ? `u${n},F${value},Last,u${n}@example.test,u${n},Candidate,${GROUP}`
+            : `${ids[n]},A-MATH-1,T${value},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,${GROUP},North,u${n},${CANDIDATE_NAME},Last,u${n}@example.test`,
         ),
       ].join('\n')}\n`,
     args: (name: string) =>
@@ -335,6 +354,15 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   let values = new Map<string, string>();
   let acks = 0;
   const lastAck = new Map<string, number>();
+  /** What each user's last acknowledged request gave: a user sync sends it again only if the file changed it since. */
+  const userAcks = new Map<string, string>();
+  /** The users a user sync killed outright acknowledged (its last batch has no head: docs/sync.md, "Where the store stands"). */
+  let killedAcks = new Set<string>();
+  /**
+   * Users of `killedAcks` a push then changed: the next user sync takes the store's change for the killed run's own
+   * (the table's killed-run row: only what the store did not change goes again), so the store keeps the push's name.
+   */
+  const rewrittenAfterKill = new Set<string>();
   /** Records a restore undid: sending one the store holds is no waste. */
   const mayResend = new Set<string>();
   /** The newest run, its records and file, and whether it ended. */
@@ -348,6 +376,8 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   let now = {
     sent: 0,
     keys: new Set<string>(),
+    /** Records acknowledged that the store already held: a kill before the run's end sends them again (safe). */
+    unwritten: new Set<string>(),
     stopAt: null as number | null,
     copyAt: null as number | null,
     abort: new AbortController(),
@@ -366,16 +396,34 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     tally.requests++;
     now.keys.add(key);
     const held = values.get(key) === value;
-    expect(held && !mayResend.has(key), `${key} sent again though the store held ${value}`).toBe(false);
+    // A user by the memory (a push writes users too), a schedule by the store (only pushes write one).
+    const known = key.startsWith('users:') ? userAcks.get(key) === value : held;
+    expect(known && !mayResend.has(key), `${key} sent again though the store held ${value} as sent`).toBe(false);
     if (n === now.stopAt) now.abort.abort();
     const answer = await send();
     if (answer.status < 300) {
+      if (held) now.unwritten.add(key);
       values.set(key, value);
       mayResend.delete(key);
       lastAck.set(key, ++acks);
+      if (key.startsWith('users:')) userAcks.set(key, value);
+      rewrittenAfterKill.delete(key);
     }
     if (n === now.copyAt) copy('store');
     return answer;
+  };
+  /**
+   * A push's candidate written to its user (docs/engine-rules.md): its name (the group's membership the users file
+   * gives too). A user it changes is one the store changed since the memory's last acknowledgement: the next user
+   * sync sends it.
+   */
+  const rewrite = (candidate: { CandidateExtId: string; FirstName: string }) => {
+    const key = `users:${candidate.CandidateExtId}`;
+    if (values.get(key) === candidate.FirstName) return;
+    values.set(key, candidate.FirstName);
+    mayResend.add(key);
+    if (killedAcks.has(key)) rewrittenAfterKill.add(key);
+    tally.rewrites++;
   };
   /** The engine, counting and checking each request at the port (or at the local target). */
   const watched = (api: IntegrationApi): IntegrationApi =>
@@ -384,9 +432,11 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         request(`users:${user.ExternalId}`, user.FirstName, () => api.upsertUser(user, options)),
       createSchedule: (schedule: Parameters<IntegrationApi['createSchedule']>[0], options?: object) => {
         tally.schedules++;
-        return request(`schedules:${schedule.Schedule.ScheduleExtId}`, String(schedule.Schedule.Title), () =>
-          api.createSchedule(schedule, options),
-        );
+        return request(`schedules:${schedule.Schedule.ScheduleExtId}`, String(schedule.Schedule.Title), async () => {
+          const answer = await api.createSchedule(schedule, options);
+          if (answer.status < 300) for (const candidate of schedule.Candidates) rewrite(candidate);
+          return answer;
+        });
       },
     });
   const serve = async () => {
@@ -418,7 +468,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     kill = false,
   ) => {
     const before = new Map(values);
-    now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController() };
+    now = { sent: 0, keys: new Set(), unwritten: new Set(), stopAt, copyAt, abort: new AbortController() };
     const done = await cli(dir, args, local, now.abort.signal);
     const run = /\brun (\S+) \(examctl runs show/.exec(done.stderr)?.[1];
     const killed = kill && run !== undefined && killedAtEnd(run);
@@ -428,6 +478,10 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     // intents are written ahead: a kill leaves them so): the next run sends it again.
     if (!ended)
       for (const [n, key] of keys.entries()) if (!now.keys.has(key) && before.get(key) !== file[n]) mayResend.add(key);
+    // What a killed run acknowledged after its last batch head and the store did not change goes again (docs/sync.md).
+    if (killed) for (const key of now.unwritten) mayResend.add(key);
+    if (args[0] === 'user' || (args[0] === 'runs' && keys[0]?.startsWith('users:')))
+      killedAcks = killed ? new Set([...now.keys].filter((key) => !mayResend.has(key))) : new Set();
     const refused = refusable !== undefined && done.code === 2 && done.stderr.includes(`examctl: ${refusable}:`);
     expect(done.code === 0 || refused || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
     if (done.code === 0) {
@@ -436,7 +490,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       expect(
         keys.map((key) => held.get(key)),
         done.stderr,
-      ).toEqual(file);
+      ).toEqual(file.map((value, n) => (rewrittenAfterKill.has(keys[n]!) ? values.get(keys[n]!) : value)));
     }
     return { ended, run };
   };
