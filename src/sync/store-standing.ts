@@ -146,9 +146,9 @@ export function memoryStanding(
  * were acknowledged under; none: all stand. Another store: all. Restored (`behind`): those acknowledged
  * after the newest head it holds (`undone`), but those of that head's attempt from that head on that it
  * changed since (the copy was taken during that attempt: they are in it; one attempt writes an id once).
- * Ahead: those the store changed since the memory's newest head, but that head's attempt's own from it
- * on (a run killed after it); of these, the ones it did not change since (written after a copy the store
- * was restored to, or never). An acknowledgement in flight as its batch's head was read, written before
+ * Ahead: those the store changed since the memory's newest head, and that head's attempt's own from it
+ * on (a run killed after it: whether the store's change since is that attempt's or another writer's, only
+ * the value could tell; at most a batch goes again). An acknowledgement in flight as its batch's head was read, written before
  * it, is sent again: safe, and at most the requests in flight then.
  */
 export function sentAgain(
@@ -169,7 +169,7 @@ export function sentAgain(
     return found.undone.size === 0 ? undefined : (id, acked) => undone(acked) && !(own(acked) && changed(id));
   }
   if (found.changed.size === 0 && end) return undefined;
-  return (id, acked) => own(acked) !== changed(id);
+  return (id, acked) => own(acked) || changed(id);
 }
 
 /** The heads to ask the store about: each once, newest first, as many as one question takes. */

@@ -197,8 +197,8 @@ export const FOUND: Step[][] = [
   // A schedule push between two user syncs rewrites its candidates as the store holds them: it changes no user, so
   // the second user sync sends none again (before f84ce7ec it sent all three, from the schedule memory's registrations).
   [users([0, 0, 0]), { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: null, copyAt: null }, users([0, 0, 0])],
-  // A user sync killed outright, then a push renames u2: the next user sync takes that change for the killed run's
-  // own (docs/sync.md, the killed-run row) and leaves the push's name, though its file gives F2 (rewrittenAfterKill).
+  // A user sync killed outright, then a push renames u2: the next user sync sends u2 again (the killed run's
+  // acknowledgements after its last batch head go again, docs/sync.md, the killed-run row), so the store holds F2.
   [
     users([0, 0, 2], null, null, true),
     { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: null },
@@ -356,13 +356,6 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   const lastAck = new Map<string, number>();
   /** What each user's last acknowledged request gave: a user sync sends it again only if the file changed it since. */
   const userAcks = new Map<string, string>();
-  /** The users a user sync killed outright acknowledged (its last batch has no head: docs/sync.md, "Where the store stands"). */
-  let killedAcks = new Set<string>();
-  /**
-   * Users of `killedAcks` a push then changed: the next user sync takes the store's change for the killed run's own
-   * (the table's killed-run row: only what the store did not change goes again), so the store keeps the push's name.
-   */
-  const rewrittenAfterKill = new Set<string>();
   /** Records a restore undid: sending one the store holds is no waste. */
   const mayResend = new Set<string>();
   /** The newest run, its records and file, and whether it ended. */
@@ -376,8 +369,6 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   let now = {
     sent: 0,
     keys: new Set<string>(),
-    /** Records acknowledged that the store already held: a kill before the run's end sends them again (safe). */
-    unwritten: new Set<string>(),
     stopAt: null as number | null,
     copyAt: null as number | null,
     abort: new AbortController(),
@@ -402,12 +393,10 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     if (n === now.stopAt) now.abort.abort();
     const answer = await send();
     if (answer.status < 300) {
-      if (held) now.unwritten.add(key);
       values.set(key, value);
       mayResend.delete(key);
       lastAck.set(key, ++acks);
       if (key.startsWith('users:')) userAcks.set(key, value);
-      rewrittenAfterKill.delete(key);
     }
     if (n === now.copyAt) copy('store');
     return answer;
@@ -422,7 +411,6 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     if (values.get(key) === candidate.FirstName) return;
     values.set(key, candidate.FirstName);
     mayResend.add(key);
-    if (killedAcks.has(key)) rewrittenAfterKill.add(key);
     tally.rewrites++;
   };
   /** The engine, counting and checking each request at the port (or at the local target). */
@@ -468,7 +456,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     kill = false,
   ) => {
     const before = new Map(values);
-    now = { sent: 0, keys: new Set(), unwritten: new Set(), stopAt, copyAt, abort: new AbortController() };
+    now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController() };
     const done = await cli(dir, args, local, now.abort.signal);
     const run = /\brun (\S+) \(examctl runs show/.exec(done.stderr)?.[1];
     const killed = kill && run !== undefined && killedAtEnd(run);
@@ -478,10 +466,9 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     // intents are written ahead: a kill leaves them so): the next run sends it again.
     if (!ended)
       for (const [n, key] of keys.entries()) if (!now.keys.has(key) && before.get(key) !== file[n]) mayResend.add(key);
-    // What a killed run acknowledged after its last batch head and the store did not change goes again (docs/sync.md).
-    if (killed) for (const key of now.unwritten) mayResend.add(key);
-    if (args[0] === 'user' || (args[0] === 'runs' && keys[0]?.startsWith('users:')))
-      killedAcks = killed ? new Set([...now.keys].filter((key) => !mayResend.has(key))) : new Set();
+    // What a killed run acknowledged after its last batch head goes again, whatever the store changed since
+    // (docs/sync.md, the killed-run row): a history's night is one batch, so all it sent.
+    if (killed) for (const key of now.keys) mayResend.add(key);
     const refused = refusable !== undefined && done.code === 2 && done.stderr.includes(`examctl: ${refusable}:`);
     expect(done.code === 0 || refused || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
     if (done.code === 0) {
@@ -490,7 +477,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       expect(
         keys.map((key) => held.get(key)),
         done.stderr,
-      ).toEqual(file.map((value, n) => (rewrittenAfterKill.has(keys[n]!) ? values.get(keys[n]!) : value)));
+      ).toEqual(file);
     }
     return { ended, run };
   };
