@@ -349,7 +349,13 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   const store = join(dir, 'store');
   const memory = join(dir, 'synced');
   /** Each copy, the number of acknowledgements before it, and (a store's) the records it holds. */
-  const copies: { of: 'store' | 'memory'; path: string; acks: number; values: Map<string, string> }[] = [];
+  const copies: {
+    of: 'store' | 'memory';
+    path: string;
+    acks: number;
+    values: Map<string, string>;
+    during: string[];
+  }[] = [];
   /** The records the store holds, kept by each request it takes (only these change them) and by restores. */
   let values = new Map<string, string>();
   let acks = 0;
@@ -372,13 +378,17 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     stopAt: null as number | null,
     copyAt: null as number | null,
     abort: new AbortController(),
+    /** What `acks` was as the night began. */
+    from: 0,
   };
-  const copy = (of: 'store' | 'memory') => {
+  /** `midNight`: taken during a night, whose acknowledgements so far a restore to it sends again (docs/sync.md). */
+  const copy = (of: 'store' | 'memory', midNight = false) => {
     const path = join(dir, `copy${copies.length}`);
     if (existsSync(of === 'store' ? store : memory)) {
       // Not the store's LOCK of this process's open store (mid-night): a copy's would be a dead process's.
       cpSync(of === 'store' ? store : memory, path, { recursive: true, filter: (from) => !from.endsWith('LOCK') });
-      copies.push({ of, path, acks, values: new Map(values) });
+      const during = midNight ? [...lastAck].filter(([, ack]) => ack > now.from).map(([key]) => key) : [];
+      copies.push({ of, path, acks, values: new Map(values), during });
     }
   };
   /** One request, counted and checked where it arrives; what it changes when the store takes it. */
@@ -398,7 +408,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       lastAck.set(key, ++acks);
       if (key.startsWith('users:')) userAcks.set(key, value);
     }
-    if (n === now.copyAt) copy('store');
+    if (n === now.copyAt) copy('store', true);
     return answer;
   };
   /**
@@ -456,7 +466,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     kill = false,
   ) => {
     const before = new Map(values);
-    now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController() };
+    now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController(), from: acks };
     const done = await cli(dir, args, local, now.abort.signal);
     const run = /\brun (\S+) \(examctl runs show/.exec(done.stderr)?.[1];
     const killed = kill && run !== undefined && killedAtEnd(run);
@@ -531,7 +541,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       } else if (step.t === 'restore') {
         const chosen = copies.filter((one) => one.of === step.of);
         if (chosen.length === 0) continue;
-        const { path, acks: before, values: copied } = chosen[step.copy % chosen.length]!;
+        const { path, acks: before, values: copied, during } = chosen[step.copy % chosen.length]!;
         const into = step.of === 'store' ? store : memory;
         tally.restores++;
         if (served && step.of === 'store') await stopServing();
@@ -539,6 +549,9 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         else rmSync(into, { recursive: true });
         cpSync(path, into, { recursive: true });
         if (step.of === 'store') {
+          // A copy taken mid-night: what that night acknowledged after its newest batch head goes again, held or
+          // not (a change since may be another writer's); a history's night is one batch.
+          for (const key of during) mayResend.add(key);
           for (const key of new Set([...values.keys(), ...copied.keys()]))
             if (values.get(key) !== copied.get(key)) mayResend.add(key);
           values = new Map(copied);

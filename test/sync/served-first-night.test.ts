@@ -13,7 +13,8 @@ import { ROOT } from '../durability/helpers.js';
 /**
  * A first night through `local serve` records its start head from its first answer (docs/sync.md,
  * "Where the store stands"): the store restored under it to a copy taken partway, the next night
- * sends exactly the users acknowledged after the copy, as on a local store.
+ * sends again what was acknowledged after the newest head the copy holds (that start head: the
+ * night's one batch, what the copy holds of it too), as on a local store.
  */
 const USERS = 60;
 const COPY_AFTER = 50;
@@ -56,7 +57,7 @@ async function cli(dir: string, argv: string[]) {
 }
 
 describe('a served first night, the store restored to a copy taken partway through it', () => {
-  it('the next night sends exactly the users acknowledged after the copy', async () => {
+  it("the next night sends again the users acknowledged after the copy's newest head", async () => {
     await withTempDir(async (dir) => {
       const store = join(dir, 'store');
       const init = await cli(dir, ['local', 'init', '--store', store, '--seed', join(ROOT, 'fixtures/world.json')]);
@@ -82,7 +83,8 @@ describe('a served first night, the store restored to a copy taken partway throu
       await serve(store, port, (count) => (sent = count));
       const next = await cli(dir, [...night, ...remote]);
       expect(next.code, next.stderr).toBe(0);
-      expect(sent).toBe(USERS - COPY_AFTER);
+      // All of the one batch: a user of it the store changed since that head may be another writer's change.
+      expect(sent).toBe(USERS);
       expect(next.stderr).not.toContain('holds none');
       expect(next.stderr).toContain('is back at');
     });
