@@ -145,7 +145,8 @@ export function memoryStanding(
  * Which entries of a memory of `collection` go again (their digests cleared), by id and the tag they
  * were acknowledged under; none: all stand. Another store: all. Restored (`behind`): those acknowledged
  * after the newest head it holds (`undone`), all of them (a copy taken during that head's attempt holds
- * some, but a change since may be another writer's: at most that attempt's batch goes again held).
+ * some, but a change since may be another writer's: at most that attempt's batch goes again held), and
+ * those the store changed since that head (another writer's, before the copy or after the restore).
  * Ahead: those the store changed since the memory's newest head, and that head's attempt's own from it
  * on (a run killed after it: whether the store's change since is that attempt's or another writer's, only
  * the value could tell; at most a batch goes again). An acknowledgement in flight as its batch's head was read, written before
@@ -166,7 +167,9 @@ export function sentAgain(
   const changed = (id: string) => found.changed.has(`${collection}:${id}`);
   if (found.is === 'behind') {
     const undone = undoneBy(found.undone);
-    return found.undone.size === 0 ? undefined : (_, acked) => undone(acked);
+    return found.undone.size === 0 && found.changed.size === 0
+      ? undefined
+      : (id, acked) => undone(acked) || changed(id);
   }
   if (found.changed.size === 0 && end) return undefined;
   return (id, acked) => own(acked) || changed(id);

@@ -204,6 +204,16 @@ export const FOUND: Step[][] = [
     { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: null },
     users([0, 0, 2]),
   ],
+  // The store restored to a copy from before a night, then a push renames u2 (acknowledged before that copy): the
+  // next user sync sends u2 again, one the store changed since the head it holds, whoever changed it.
+  [
+    users([1, 1, 2]),
+    { t: 'copy' },
+    users([0, 0, 2]),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: null },
+    users([0, 0, 2]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
