@@ -1,12 +1,10 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, range, reportItems, startExamctl } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { range, reportItems, startExamctl } from './helpers.js';
 import { untilStopped } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { serveLocalStore } from '../../src/server/index.js';
-import type { LocalServer } from '../../src/server/serve-local.js';
+import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
  * A `user sync --changed-only` night killed outright (`kill -9` at a marker: no end head recorded), the
@@ -16,41 +14,17 @@ import type { LocalServer } from '../../src/server/serve-local.js';
  */
 
 const USERS = 600;
-let dir: string;
-let env: Record<string, string>;
-let server: LocalServer | undefined;
-let port = 0;
-
-const store = () => join(dir, 'store');
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-killed-night-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_TOKEN: 'dev-token' };
-  const init = ['local', 'init', '--store', store(), '--seed', join(ROOT, 'fixtures/world.json')];
-  expect((await examctl(init, dir, env)).code).toBe(0);
-  port = 0;
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function serve(): Promise<void> {
-  server = await serveLocalStore({ storeDir: store(), port });
-  port = server.port;
-}
-
+const place = restoredStorePlace('examctl-killed-night-');
 /** The night's file: every user with FirstName `value`. */
 async function night(value: string): Promise<void> {
   const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
   for (const id of range('k', USERS)) lines.push(`${id},${value},Last,${id}@example.test,name-${id},Candidate`);
-  await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+  await writeFile(join(place.dir, 'users.csv'), `${lines.join('\n')}\n`);
 }
 
 /** The users of the file whose FirstName is `value` in the store (or the store at `path`). */
-async function holding(value: string, path = store()): Promise<number> {
-  const world = JSON.parse((await examctl(['local', 'export', '--store', path], dir, env)).stdout) as {
+async function holding(value: string, path = place.store()): Promise<number> {
+  const world = JSON.parse((await examctl(['local', 'export', '--store', path], place.dir, place.env)).stdout) as {
     Users: { ExternalId: string; FirstName: string }[];
   };
   return world.Users.filter((user) => user.ExternalId.startsWith('k-') && user.FirstName === value).length;
@@ -61,39 +35,36 @@ async function holding(value: string, path = store()): Promise<number> {
  * out), let go on, and killed with SIGKILL at its 450th: the memory holds acknowledgements after the copy.
  */
 async function killedWithCopy(target: string[]): Promise<void> {
-  const run = startExamctl(['user', 'sync', '--changed-only', '--file', 'users.csv', ...target], dir, {
-    ...env,
+  const run = startExamctl(['user', 'sync', '--changed-only', '--file', 'users.csv', ...target], place.dir, {
+    ...place.env,
     EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:150:SIGSTOP,outcome:450:SIGKILL',
   });
   await untilStopped(run);
-  await cp(store(), join(dir, 'copy'), { recursive: true, filter: (from) => !from.endsWith('LOCK') });
+  await place.copy();
   run.child.kill('SIGCONT');
   expect((await run.done).signal).toBe('SIGKILL');
 }
 
-async function restore(): Promise<void> {
-  await server?.close();
-  await rm(store(), { recursive: true, force: true });
-  await cp(join(dir, 'copy'), store(), { recursive: true });
-  if (server !== undefined) await serve();
-}
-
 async function history(target: () => string[]): Promise<void> {
   await night('One');
-  const first = await examctl(['user', 'sync', '--changed-only', '--file', 'users.csv', ...target()], dir, env);
+  const first = await examctl(
+    ['user', 'sync', '--changed-only', '--file', 'users.csv', ...target()],
+    place.dir,
+    place.env,
+  );
   expect(first.code, first.stderr).toBe(0);
   await night('Two');
   await killedWithCopy(target());
   // The copy holds part of the killed night (the rest is still One), the store after the kill more of it.
-  const copied = await holding('Two', join(dir, 'copy'));
+  const copied = await holding('Two', join(place.dir, 'copy'));
   expect(copied).toBeGreaterThan(0);
   expect(copied).toBeLessThan(await holding('Two'));
-  await restore();
+  await place.restore();
   expect(await holding('Two')).toBe(copied);
   const again = await examctl(
     ['--json', 'user', 'sync', '--changed-only', '--file', 'users.csv', ...target()],
-    dir,
-    env,
+    place.dir,
+    place.env,
   );
   expect(again.code, again.stderr).toBe(0);
   expect(await holding('Two')).toBe(USERS);
@@ -104,10 +75,10 @@ async function history(target: () => string[]): Promise<void> {
 }
 
 describe('a --changed-only night killed outright, the store restored to a copy taken during it, the same file', () => {
-  it('on the local store: every user of the file is in the store', () => history(() => ['--store', store()]));
+  it('on the local store: every user of the file is in the store', () => history(() => ['--store', place.store()]));
 
   it('through local serve: every user of the file is in the store', async () => {
-    await serve();
-    await history(() => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes']);
+    await place.serve();
+    await history(() => ['--target', 'remote', '--base-url', `http://127.0.0.1:${place.port}`, '--yes']);
   });
 });

@@ -1,11 +1,9 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, expectAllOk, writeSittings } from './helpers.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectAllOk, writeSittings } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { serveLocalStore } from '../../src/server/index.js';
-import type { LocalServer } from '../../src/server/serve-local.js';
+import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
  * As resume-restored.test.ts, through `local serve`: the run's start head comes with its first answer
@@ -14,56 +12,33 @@ import type { LocalServer } from '../../src/server/serve-local.js';
  */
 
 const SCHEDULES = 200;
-let dir: string;
-let env: Record<string, string>;
-let server: LocalServer | undefined;
-let port = 0;
-
-const store = () => join(dir, 'store');
-
-async function serve(): Promise<void> {
-  server = await serveLocalStore({ storeDir: store(), port });
-  port = server.port;
-}
+const place = restoredStorePlace('examctl-resume-restored-served-');
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-resume-restored-served-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  const init = ['local', 'init', '--store', store(), '--seed', join(ROOT, 'fixtures/world.json')];
-  expect((await examctl(init, dir, env)).code).toBe(0);
-  port = 0;
-  await serve();
-  writeSittings(dir, SCHEDULES);
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(dir, { recursive: true, force: true });
+  await place.serve();
+  writeSittings(place.dir, SCHEDULES);
 });
 
 // The markers leave 80 schedules, then 40, to send: the push keeps 8 in flight (not local serve's default
 // 32, docs/remote.md), so what its killed attempt had in flight or answered unrecorded stays well below that.
-const remote = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes', '--concurrency', '8'];
+const remote = () => [
+  '--target',
+  'remote',
+  '--base-url',
+  `http://127.0.0.1:${place.port}`,
+  '--yes',
+  '--concurrency',
+  '8',
+];
 
 async function killedAt(args: string[], marker: string): Promise<{ signal: string | null; stderr: string }> {
-  return examctl(args, dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `${marker}:SIGKILL` });
-}
-
-/** A copy of the served store (its LOCK left out: the server holds it). */
-async function copyTo(name: string): Promise<void> {
-  await cp(store(), join(dir, name), { recursive: true, filter: (from) => !from.endsWith('LOCK') });
-}
-
-/** The server stopped, the copy put back, the store served again at the same address. */
-async function restore(name: string): Promise<void> {
-  await server?.close();
-  await rm(store(), { recursive: true, force: true });
-  await cp(join(dir, name), store(), { recursive: true, preserveTimestamps: true });
-  await serve();
+  return examctl(args, place.dir, { ...place.env, EXAMCTL_TEST_SIGNAL_AFTER: `${marker}:SIGKILL` });
 }
 
 async function heldSchedules(): Promise<number> {
-  const world = JSON.parse((await examctl(['local', 'export', '--store', store()], dir, env)).stdout) as {
+  const world = JSON.parse(
+    (await examctl(['local', 'export', '--store', place.store()], place.dir, place.env)).stdout,
+  ) as {
     Schedules: { ScheduleExtId?: string }[];
   };
   return world.Schedules.filter((schedule) => schedule.ScheduleExtId?.startsWith('S-R-')).length;
@@ -74,26 +49,26 @@ async function killedPush(): Promise<{ run: string; head: string | undefined }> 
   const killed = await killedAt(['schedule', 'push', '--file', 'sittings.csv', ...remote()], 'outcome:120');
   expect(killed.signal).toBe('SIGKILL');
   const run = /\brun (\S+) \(examctl runs show/.exec(killed.stderr)?.[1] ?? '';
-  const journal = await readFile(join(dir, 'runs', run, 'journal.ndjson'), 'utf8');
+  const journal = await readFile(join(place.dir, 'runs', run, 'journal.ndjson'), 'utf8');
   const head = /"t":"head","head":"([A-Za-z0-9_-]{22})"/.exec(journal)?.[1];
   return { run, head };
 }
 
 /** A resume killed at a marker, then one that finishes: every schedule once, nothing "already exists". */
 async function resumedTwice(): Promise<void> {
-  const resume = ['runs', 'resume', '--base-url', `http://127.0.0.1:${port}`, '--yes'];
+  const resume = ['runs', 'resume', '--base-url', `http://127.0.0.1:${place.port}`, '--yes'];
   expect((await killedAt(resume, 'outcome:40')).signal).toBe('SIGKILL');
-  const second = await examctl(['--json', ...resume], dir, env);
+  const second = await examctl(['--json', ...resume], place.dir, place.env);
   expectAllOk(second, SCHEDULES);
   expect(await heldSchedules()).toBe(SCHEDULES);
 }
 
 describe('a schedule push through local serve killed, the served store restored, two resumes', () => {
   it('restored to the copy taken before the run: every schedule once, exit 0', async () => {
-    await copyTo('before');
+    await place.copy('before');
     const { run, head } = await killedPush();
     expect(head).toBeDefined();
-    await restore('before');
+    await place.restore('before');
     await resumedTwice();
     expect(run).not.toBe('');
   });
@@ -101,19 +76,19 @@ describe('a schedule push through local serve killed, the served store restored,
   it('restored to a copy taken after part of the run: every schedule once, exit 0', async () => {
     const { head } = await killedPush();
     expect(head).toBeDefined();
-    await copyTo('partway');
-    const resume = ['runs', 'resume', '--base-url', `http://127.0.0.1:${port}`, '--yes'];
+    await place.copy('partway');
+    const resume = ['runs', 'resume', '--base-url', `http://127.0.0.1:${place.port}`, '--yes'];
     expect((await killedAt(resume, 'outcome:40')).signal).toBe('SIGKILL');
-    await restore('partway');
+    await place.restore('partway');
     await resumedTwice();
   });
 
   it('on the store it left (no restore): no kept row is sent again', async () => {
     await killedPush();
     const resumed = await examctl(
-      ['--json', 'runs', 'resume', '--base-url', `http://127.0.0.1:${port}`, '--yes'],
-      dir,
-      env,
+      ['--json', 'runs', 'resume', '--base-url', `http://127.0.0.1:${place.port}`, '--yes'],
+      place.dir,
+      place.env,
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toContain('not in the store');

@@ -1,11 +1,9 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ROOT, range } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { serveLocalStore } from '../../src/server/index.js';
-import type { LocalServer } from '../../src/server/serve-local.js';
+import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
  * What a night and `doctor` say of a store restored to where a night found it, then written by another
@@ -14,61 +12,36 @@ import type { LocalServer } from '../../src/server/serve-local.js';
  */
 
 const USERS = 20;
-let dir: string;
-let env: Record<string, string>;
-let server: LocalServer | undefined;
-let port = 0;
-
-const store = () => join(dir, 'store');
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-restored-written-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_TOKEN: 'dev-token' };
-  const init = ['local', 'init', '--store', store(), '--seed', join(ROOT, 'fixtures/world.json')];
-  expect((await examctl(init, dir, env)).code).toBe(0);
-  port = 0;
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function serve(): Promise<void> {
-  server = await serveLocalStore({ storeDir: store(), port });
-  port = server.port;
-}
-
-async function restore(): Promise<void> {
-  await server?.close();
-  await rm(store(), { recursive: true, force: true });
-  await cp(join(dir, 'copy'), store(), { recursive: true });
-  if (server !== undefined) await serve();
-}
-
+const place = restoredStorePlace('examctl-restored-written-');
 /** The night's file: every user with FirstName `value`. */
 async function night(value: string): Promise<void> {
   const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
   for (const id of range('k', USERS)) lines.push(`${id},${value},Last,${id}@example.test,name-${id},Candidate`);
-  await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+  await writeFile(join(place.dir, 'users.csv'), `${lines.join('\n')}\n`);
 }
 
 /** The users of the file whose FirstName is `value` in the store. */
 async function holding(value: string): Promise<number> {
-  const world = JSON.parse((await examctl(['local', 'export', '--store', store()], dir, env)).stdout) as {
+  const world = JSON.parse(
+    (await examctl(['local', 'export', '--store', place.store()], place.dir, place.env)).stdout,
+  ) as {
     Users: { ExternalId: string; FirstName: string }[];
   };
   return world.Users.filter((user) => user.ExternalId.startsWith('k-') && user.FirstName === value).length;
 }
 
 async function sync(target: string[]): Promise<{ code: number; run: string; stderr: string }> {
-  const done = await examctl(['--json', 'user', 'sync', '--changed-only', '--file', 'users.csv', ...target], dir, env);
+  const done = await examctl(
+    ['--json', 'user', 'sync', '--changed-only', '--file', 'users.csv', ...target],
+    place.dir,
+    place.env,
+  );
   return { code: done.code ?? -1, run: (JSON.parse(done.stdout) as { run: string }).run, stderr: done.stderr };
 }
 
 /** The sync memory check of `doctor --json`. */
 async function memoryCheck(target: string[]): Promise<{ status: string; detail: string; code?: string }> {
-  const done = await examctl(['--json', 'doctor', ...target], dir, env);
+  const done = await examctl(['--json', 'doctor', ...target], place.dir, place.env);
   const report = JSON.parse(done.stdout) as {
     checks: { name: string; status: string; detail: string; code?: string }[];
   };
@@ -78,16 +51,16 @@ async function memoryCheck(target: string[]): Promise<{ status: string; detail: 
 async function forked(target: () => string[]): Promise<void> {
   await night('One');
   expect((await sync(target())).code).toBe(0);
-  await cp(store(), join(dir, 'copy'), { recursive: true, filter: (from) => !from.endsWith('LOCK') });
+  await place.copy();
   await night('Two');
   const two = await sync(target());
   expect(two.code).toBe(0);
-  await restore();
+  await place.restore();
   // Another command writes the restored store: it moves past the head night Two found, holding none of Two.
   const push = await examctl(
     ['schedule', 'push', '--file', join(ROOT, 'fixtures/sittings.csv'), ...target()],
-    dir,
-    env,
+    place.dir,
+    place.env,
   );
   expect(push.code, push.stderr).toBe(0);
   expect(await holding('Two')).toBe(0);
@@ -105,31 +78,31 @@ async function forked(target: () => string[]): Promise<void> {
 async function replaced(target: () => string[]): Promise<void> {
   await night('One');
   expect((await sync(target())).code).toBe(0);
-  await server?.close();
-  const init = ['local', 'init', '--force', '--store', store(), '--seed', join(ROOT, 'fixtures/world.json')];
-  expect((await examctl(init, dir, env)).code).toBe(0);
-  if (server !== undefined) await serve();
+  await place.close();
+  const init = ['local', 'init', '--force', '--store', place.store(), '--seed', join(ROOT, 'fixtures/world.json')];
+  expect((await examctl(init, place.dir, place.env)).code).toBe(0);
+  if (place.served()) await place.serve();
   // A --require-memory night refuses this memory with E2504: doctor's warning carries that code.
   const check = await memoryCheck(target());
   expect(check).toMatchObject({ status: 'warn', code: 'E2504' });
   const night2 = await examctl(
     ['user', 'sync', '--changed-only', '--require-memory', '--file', 'users.csv', ...target()],
-    dir,
-    env,
+    place.dir,
+    place.env,
   );
   expect(night2.code).toBe(2);
   expect(night2.stderr).toContain('E2504');
 }
 
-const local = () => ['--store', store()];
-const served = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`, '--yes'];
+const local = () => ['--store', place.store()];
+const served = () => ['--target', 'remote', '--base-url', `http://127.0.0.1:${place.port}`, '--yes'];
 
 describe('a store restored to where a night found it, then written by another command', () => {
   it('on the local store: the night and doctor say where that night found it; the night sends it again', () =>
     forked(local));
 
   it('through local serve: the same', async () => {
-    await serve();
+    await place.serve();
     await forked(served);
   });
 });
@@ -138,7 +111,7 @@ describe('a store replaced under its memory (local init --force)', () => {
   it("on the local store: doctor's warning has the code a --require-memory night refuses with", () => replaced(local));
 
   it('through local serve: the same', async () => {
-    await serve();
+    await place.serve();
     await replaced(served);
   });
 });
