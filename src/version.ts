@@ -9,7 +9,8 @@ import { getAsset, isSea } from 'node:sea';
 function shipped(path: string, pattern: RegExp): string | undefined {
   try {
     return pattern.exec(
-      // A path, not a URL: every start reads these (scripts/build-bundle.mjs makes import.meta.dirname the built file's).
+      // A path, not a URL: every start reads these (scripts/build-bundle.mjs makes import.meta.dirname the built
+      // file's).
       isSea() ? getAsset(path, 'utf8') : readFileSync(join(import.meta.dirname, '..', path), 'utf8'),
     )?.[1];
   } catch {

@@ -125,7 +125,8 @@ export function buildProgram(
         const commandDeps = {
           ...deps,
           behaviours,
-          // Worked out for the command that runs, not for each one made: each flag's attribute is a commander Option made.
+          // Worked out for the command that runs, not for each one made: each flag's attribute is a commander Option
+          // made.
           keptOptions: keptOptionNames(declaration),
           commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),
           reads: declaration.reads,

@@ -124,7 +124,10 @@ export interface RecordJob<P, R = never> {
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /** What the remote confirmation says will be sent ("3 schedules (120 candidates)"); default: the record count. */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
-  /** The action of each valid unit's request: the remote confirmation counts units per action (run-pipeline.ts, unitPlanWords) unless `describePlan` says more. */
+  /**
+   * The action of each valid unit's request: the remote confirmation counts units per action (run-pipeline.ts,
+   * unitPlanWords) unless `describePlan` says more.
+   */
   confirmAction?: 'send' | 'remove';
   /** What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation says it instead. */
   describePlan?(records: AsyncIterable<InputRecord>): Promise<string>;

@@ -175,7 +175,9 @@ function unreachedLeavers(run: RunIndex, inputUnits: number): number {
 
 type JobInput = Awaited<ReturnType<RerunInput>>;
 
-/** The command's own input builder (its module's rerunInput, loaded on demand: resume-registry.ts), or why it has none. */
+/**
+ * The command's own input builder (its module's rerunInput, loaded on demand: resume-registry.ts), or why it has none.
+ */
 type InputBuilder =
   | { readonly notResumable: string }
   | { readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions };
@@ -185,8 +187,8 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
 
 /**
  * `runs show` reads a run's input again with the job its command builds, so the items the run never reached
- * are listed too, numbered and grouped as the pipeline does; only when unchanged (docs/runs.md, "runs show"). `withUnits` false: only
- * checked, never parsed (the journal lists every unit).
+ * are listed too, numbered and grouped as the pipeline does; only when unchanged (docs/runs.md, "runs show").
+ * `withUnits` false: only checked, never parsed (the journal lists every unit).
  */
 export async function runInput(
   record: Pick<JournalHead, 'header' | 'end'>,
@@ -225,7 +227,8 @@ export async function runInput(
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
-    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
+    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is
+    // closed.
     const table = (await firstRecord(input.records()))?.raw;
     return { units: () => units(input), count, ...notes, table, header: tableHeader };
   } catch (error) {

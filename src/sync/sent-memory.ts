@@ -121,7 +121,10 @@ export abstract class SentMemory<P> {
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
-  /** Whether the store said where it stands against this population's heads (`judgeStore`): what it changed since is known. */
+  /**
+   * Whether the store said where it stands against this population's heads (`judgeStore`): what it changed since is
+   * known.
+   */
   protected storeStands = false;
   private headOf = async (): Promise<string | undefined> => undefined;
   /**
@@ -181,7 +184,8 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path holds none).
+    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path holds
+    // none).
     if (decides && this.flags.requireMemory === true && resolved.kind === 'local' && !existsSync(resolved.store)) {
       // A memory naming a store there: the store is gone (E2301); none, no memory to require (E2501).
       const named = await goneStore(resolved.store, this.deps);

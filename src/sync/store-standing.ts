@@ -149,8 +149,8 @@ export function memoryStanding(
  * those the store changed since that head (another writer's, before the copy or after the restore).
  * Ahead: those the store changed since the memory's newest head, and that head's attempt's own from it
  * on (a run killed after it: whether the store's change since is that attempt's or another writer's, only
- * the value could tell; at most a batch goes again). An acknowledgement in flight as its batch's head was read, written before
- * it, is sent again: safe, and at most the requests in flight then.
+ * the value could tell; at most a batch goes again). An acknowledgement in flight as its batch's head was read, written
+ * before it, is sent again: safe, and at most the requests in flight then.
  */
 export function sentAgain(
   found: Standing,

@@ -119,7 +119,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
   private told = false;
-  /** With --changed-only where the store cannot say what it changed, the schedule memory's candidates (`registrations`). */
+  /**
+   * With --changed-only where the store cannot say what it changed, the schedule memory's candidates (`registrations`).
+   */
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
