@@ -1,10 +1,10 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryPlaceOf, storeHead, storeInstance } from '../context/target.js';
+import { memoryPlaceOf } from '../context/target.js';
 import { failedCheck, type DoctorCheck } from '../context/doctor-verdicts.js';
 import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
-import { headsToAsk, memoryStanding, standingWords } from './store-standing.js';
+import { standingWords } from './store-standing.js';
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 export async function memoryCheck(
@@ -12,13 +12,17 @@ export async function memoryCheck(
   options: DoctorCheckOptions,
   deps: CommandDeps,
 ): Promise<DoctorCheck> {
-  const [{ readPlacedMemories }, { populationsOf, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] =
-    await Promise.all([
-      import('./memory-place.js'),
-      import('./memory-files.js'),
-      import('./memory-loss.js'),
-      import('./memory-lines.js'),
-    ]);
+  const [
+    { readPlacedMemories },
+    { populationsOf, sameTargetElsewhere, standingOf },
+    { LOSS_COST, recoveries },
+    { SYNC_KINDS },
+  ] = await Promise.all([
+    import('./memory-place.js'),
+    import('./memory-files.js'),
+    import('./memory-loss.js'),
+    import('./memory-lines.js'),
+  ]);
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
@@ -32,8 +36,7 @@ export async function memoryCheck(
       const headed = populations.flatMap(([, { heads }]) => (heads ? [heads] : []));
       // An older examctl's memory (no head): the store instance its header records, if any, tells (memoryStanding).
       for (const heads of headed.length > 0 ? headed : contents.instance === undefined ? [] : [[]]) {
-        const store = await storeHead(target, headsToAsk(heads), true);
-        const found = memoryStanding(heads, contents.instance, store, await storeInstance(target.report));
+        const { found } = await standingOf(target, heads, contents.instance, true);
         other ||= found.is === 'other';
         const words = standingWords(found, target.kind, contents.entries, kind);
         if (words) warnings.add(words);

@@ -17,7 +17,9 @@ import {
   removeMemoryFiles,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
-import { headsToAsk, memoryStanding, type SeenHead } from './store-standing.js';
+import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
+import type { StoreHead } from '../port/integration-api.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
@@ -70,6 +72,19 @@ export function newestHeads(populations: ReadonlyMap<string, PopulationRecord>):
   return headed.sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : 0)).at(-1)?.heads ?? [];
 }
 
+/** Where the store stands against a memory (memoryStanding), for every command; `ask`: as storeHead's. */
+export async function standingOf(
+  target: ResolvedTarget,
+  seen: readonly SeenHead[],
+  recorded: string | undefined,
+  ask: boolean,
+): Promise<{ store: StoreHead | undefined; found: Standing }> {
+  const store = await storeHead(target, headsToAsk(seen), ask);
+  const instance =
+    seen.length === 0 && store !== undefined && recorded !== undefined ? await storeInstance(target.report) : undefined;
+  return { store, found: memoryStanding(seen, recorded, store, instance) };
+}
+
 /**
  * Whether the local store at `target` holds what `memories` record (store-standing.ts, memoryStanding):
  * true where it holds one of the newest heads their runs saw, false where none or another store instance
@@ -81,14 +96,14 @@ export async function heldBy(
   target: ReportTarget | undefined,
 ): Promise<boolean | undefined> {
   if (target?.kind !== 'local') return undefined;
+  const local = { kind: 'local' as const, store: target.store, report: target };
   let held: boolean | undefined;
   for (const contents of memories) {
     const seen = newestHeads(populationsOf(contents));
     if (seen.length === 0 && contents.instance === undefined) continue;
-    const local = { kind: 'local' as const, store: target.store, report: target };
-    const store = await storeHead(local, headsToAsk(seen), false).catch(() => undefined);
-    if (store === undefined) return undefined;
-    const found = memoryStanding(seen, contents.instance, store, await storeInstance(target).catch(() => undefined));
+    const judged = await standingOf(local, seen, contents.instance, false).catch(() => undefined);
+    if (judged?.store === undefined) return undefined;
+    const { found } = judged;
     if (found.is === 'unknown') continue;
     held = found.is !== 'other';
     if (held) return true;

@@ -28,7 +28,14 @@ import {
   type SyncKind,
 } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, memoryFile, newestHeads, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
+import {
+  adoptSpelling,
+  memoryFile,
+  newestHeads,
+  sameTargetElsewhere,
+  standingOf,
+  type MemoryContents,
+} from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
@@ -41,17 +48,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { ensureStore, goneStore, memoryPlaceOf, storeHead, storeInstance } from '../context/target.js';
-import {
-  batchTag,
-  headsToAsk,
-  sentAgain,
-  memoryStanding,
-  standingWords,
-  undoneBy,
-  type SeenHead,
-  type Standing,
-} from './store-standing.js';
+import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
+import { batchTag, sentAgain, standingWords, undoneBy, type SeenHead, type Standing } from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -314,7 +312,12 @@ export abstract class SentMemory<P> {
     // A population without heads of its own (its first night): the newest heads of another tell only whether the store
     // is another.
     const seen = own.length > 0 ? own : newestHeads(this.memory!.populations());
-    const store = await storeHead(resolved, headsToAsk(seen), this.flags.dryRun !== true && seen.length > 0);
+    const { store, found: judged } = await standingOf(
+      resolved,
+      seen,
+      this.memory!.instance,
+      this.flags.dryRun !== true && seen.length > 0,
+    );
     this.head = store?.head;
     // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken
     // during it would be taken to hold all it acknowledged (store-standing.ts, "ahead" of its start head).
@@ -324,12 +327,6 @@ export abstract class SentMemory<P> {
     // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its,
     // unless its header names the store instance it was of (docs/sync.md, "Where the store stands").
     const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
-    const judged = memoryStanding(
-      seen,
-      this.memory!.instance,
-      store,
-      unheaded ? await storeInstance(resolved.report) : undefined,
-    );
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
     this.storeStands = stands.is !== 'unknown';
     const words =
