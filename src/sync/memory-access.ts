@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fsyncDirectory } from '../system/atomic-file.js';
@@ -170,15 +170,23 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
   await assertTrustedMemoryDir(syncDir, dir);
 }
 
+const linkRefused = (file: string) =>
+  new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+
+/** A memory file is judged on its handle: a FIFO, another user's file or one others can write is exit 2 naming it. */
+function judgeMemoryFile(file: string, stat: Stats): void {
+  if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
+  const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
+  if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
+}
+
 /** What a first read of a memory's head takes: its header line (a target and an instance) fits many times over. */
 const HEAD_READ = 4096;
 
 /**
  * A memory file's header line (its bytes up to and with the first line end, at most `limit` bytes;
- * none: empty), judged as openMemoryFile judges a file it reads; undefined when there is no file. A scan
- * of other targets' memories reads one per memory, so it is read without the thread pool's round trips
- * (open, fstat, read, close) and without the bytes after it (issue 82: a state folder of 25 other targets'
- * memories).
+ * none: empty); undefined when there is no file. A scan of other targets' memories reads one per memory,
+ * so it is read without the thread pool's round trips and without the bytes after it.
  */
 export function readMemoryHead(file: string, limit: number): Buffer | undefined {
   let fd: number;
@@ -187,15 +195,11 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP')
-      throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+    if (code === 'ELOOP') throw linkRefused(file);
     throw new UsageError(`cannot read the sync memory ${file}: ${describeSystemError(error, 'file')}`);
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
-    const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
-    if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
+    judgeMemoryFile(file, fstatSync(fd));
     let bytes = Buffer.alloc(Math.min(limit, HEAD_READ));
     let read = readSync(fd, bytes, 0, bytes.length, 0);
     if (read === bytes.length && !bytes.includes(0x0a) && limit > bytes.length) {
@@ -215,8 +219,7 @@ const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 /**
  * Opens a memory file once: read-only (undefined when there is none), or for appending, made
  * when absent already holding `born` (its header: `createBorn`), else empty with O_EXCL (0600).
- * Judged on the handle; a link, FIFO, another user's file or one others can write is exit 2
- * naming it. Returns the handle (appends go through it) and what the file held when opened.
+ * Returns the handle (appends go through it) and what the file held when opened.
  */
 export async function openMemoryFile(
   file: string,
@@ -230,8 +233,7 @@ export async function openMemoryFile(
       handle = await open(file, (mode === 'read' ? constants.O_RDONLY : APPEND_FLAGS) | base);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP')
-        throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+      if (code === 'ELOOP') throw linkRefused(file);
       const why = `the sync memory ${file}: ${describeSystemError(error, 'file')}`;
       // Readable but not writable (read-only, immutable): exit 3.
       if (mode === 'append' && ['EACCES', 'EPERM', 'EROFS'].includes(code ?? ''))
@@ -250,11 +252,7 @@ export async function openMemoryFile(
       }
     }
     try {
-      const stat = await handle.stat();
-      if (!stat.isFile())
-        throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
-      const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
-      if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
+      judgeMemoryFile(file, await handle.stat());
       // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
       return { handle, bytes: await handle.readFile() };
     } catch (error) {
