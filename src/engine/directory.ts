@@ -15,6 +15,7 @@ import type {
 import type { ApiErrorEntry } from '../domain/envelope.js';
 import type { ScheduleRequest } from '../domain/types.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
+import { byKey } from '../domain/key-order.js';
 import { userView } from './user-rules.js';
 import { changedFieldsOf } from './decision.js';
 import { decideSchedule } from './schedule-rules.js';
@@ -45,7 +46,7 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
     schedules: () =>
       [...view().values<WorldSchedule>('schedules')]
         .map(scheduleEntry)
-        .sort((a, b) => Date.parse(b.start) - Date.parse(a.start) || compare(a.id, b.id)),
+        .sort((a, b) => Date.parse(b.start) - Date.parse(a.start) || byKey([a.id], [b.id])),
     scheduleLinks: (scheduleExtId) => {
       const schedule = view().get<WorldSchedule>('schedules', scheduleExtId);
       return schedule ? scheduleLinks(schedule) : null;
@@ -116,12 +117,8 @@ function participateFirst(roles: readonly WorldRole[]): string[] {
   );
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function byId<T extends { id: string }>(entries: T[]): T[] {
-  return entries.sort((a, b) => compare(a.id, b.id));
+  return entries.sort((a, b) => byKey([a.id], [b.id]));
 }
 
 function assessmentEntry(assessment: WorldAssessment): AssessmentEntry {

@@ -69,7 +69,7 @@ export function populationsOf(
 /** The heads of the population whose newest run is the latest of those that recorded any (none: no head recorded). */
 export function newestHeads(populations: ReadonlyMap<string, PopulationRecord>): readonly SeenHead[] {
   const headed = [...populations.values()].filter((record) => (record.heads?.length ?? 0) > 0);
-  return headed.sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : 0)).at(-1)?.heads ?? [];
+  return headed.sort((a, b) => byKey([a.run], [b.run])).at(-1)?.heads ?? [];
 }
 
 /** Where the store stands against a memory (memoryStanding), for every command; `ask`: as storeHead's. */
