@@ -65,11 +65,7 @@ async function adoptionOf<P>(
         if (entry.code === ErrorCode.NotOnLocalStore && before !== undefined && before.digest !== '')
           adoption.distrusted.push({ id: unit.id!, entry: distrusted(before) });
       } else if (unit.id === null)
-        adoption.refused.push({
-          source: unit.source,
-          id: null,
-          problems: [{ field: '', code: ErrorCode.NothingToAdopt, message: 'no id to remember it by' }],
-        });
+        adoption.refused.push({ source: unit.source, id: null, problems: [nothing('', 'no id to remember it by')] });
       else {
         // Who was created when, as a run of this file would record it (stale-input.ts): a user new to
         // the memory joined with this adoption, one it knew keeps its creator; a tentative row joined by no run yet.
@@ -80,6 +76,9 @@ async function adoptionOf<P>(
   }
   return adoption;
 }
+
+/** A row with nothing to adopt (9xxx NothingToAdopt), `field` naming why. */
+const nothing = (field: string, message: string): Problem => ({ field, code: ErrorCode.NothingToAdopt, message });
 
 /** What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an entry. */
 export interface AdoptInput<P> {
@@ -182,21 +181,16 @@ export async function userAdoption(
 export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
   const id = payload.request.Schedule.ScheduleExtId;
   if (typeof id !== 'string' || id === '')
-    return {
-      field: 'ScheduleExtId',
-      code: ErrorCode.NothingToAdopt,
-      message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt',
-    };
+    return nothing(
+      'ScheduleExtId',
+      'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt',
+    );
   return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
 }
 
 /** A collection as `collection add` remembers it once answered ok; one without an ExternalId has nothing to adopt. */
 export function collectionEntryOf(collection: CollectionRequest): Omit<MemoryEntry, 'run'> | Problem {
   if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '')
-    return {
-      field: 'ExternalId',
-      code: ErrorCode.NothingToAdopt,
-      message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt',
-    };
+    return nothing('ExternalId', 'no ExternalId: each run names such a collection anew, so there is nothing to adopt');
   return { digest: requestDigest(collection), fields: collectionFields(collection) };
 }

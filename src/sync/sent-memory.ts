@@ -119,10 +119,7 @@ export abstract class SentMemory<P> {
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
-  /**
-   * Whether the store said where it stands against this population's heads (`judgeStore`): what it changed since is
-   * known.
-   */
+  /** Whether the store said where it stands against this population's heads (`judgeStore`): what it changed is known. */
   protected storeStands = false;
   private headOf = async (): Promise<string | undefined> => undefined;
   /**
@@ -182,8 +179,7 @@ export abstract class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path holds
-    // none).
+    // A night that may not go without its memory (docs/ci.md) makes no store (a store moved: the job's path has none).
     if (decides && this.flags.requireMemory === true && resolved.kind === 'local' && !existsSync(resolved.store)) {
       // A memory naming a store there: the store is gone (E2301); none, no memory to require (E2501).
       const named = await goneStore(resolved.store, this.deps);
@@ -309,8 +305,7 @@ export abstract class SentMemory<P> {
    */
   private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
     const own = newest?.heads ?? [];
-    // A population without heads of its own (its first night): the newest heads of another tell only whether the store
-    // is another.
+    // A population without heads of its own (its first night): another's newest tell only whether the store is another.
     const seen = own.length > 0 ? own : newestHeads(this.memory!.populations());
     const { store, found: judged } = await standingOf(
       resolved,
@@ -333,8 +328,7 @@ export abstract class SentMemory<P> {
       unheaded && judged.is !== 'other'
         ? `the sync memory ${this.placed!.name} records no store head (an older examctl wrote it), so examctl cannot tell whether the ${resolved.report.kind} store holds what it records: everything it records is sent again`
         : standingWords(stands, resolved.report.kind, this.memory!.entries, this.kind);
-    // Another store (or one restored to before every head seen): this memory is not its; --require-memory leaves it as
-    // it is.
+    // Another store (or one restored to before every head seen): not its memory; --require-memory leaves it as it is.
     if (stands.is === 'other' && this.found !== undefined)
       Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });
     if (stands.is === 'other' && this.flags.requireMemory)
@@ -360,8 +354,7 @@ export abstract class SentMemory<P> {
           ? own.map(([, , at]) => at)
           : [];
     this.undone = undoneBy([...(newest?.undone ?? []), ...this.undoneNow]);
-    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned from
-    // it).
+    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned).
     if (stands.is === 'other') {
       for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
       return;
