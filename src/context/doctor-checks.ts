@@ -5,6 +5,10 @@ import type { CommandDeps, GlobalOptions } from './command-deps.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { goneStore, memoryPlaceOf, namedStorePath } from './target.js';
+import { TOKEN_SOURCE_WORDS } from './remote-settings.js';
+import { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces } from './loose-permissions.js';
+import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
 import {
   authorisedVerdict,
   failedCheck,
@@ -85,7 +89,6 @@ export async function checkRemote(
 ): Promise<DoctorReport> {
   const { baseUrl, profile, tokenSource } = target;
   const report: DoctorReport = { healthy: false, target: 'remote', baseUrl, checks: [] };
-  const { TOKEN_SOURCE_WORDS } = await import('./remote-settings.js');
   if (profile !== undefined) report.profile = profile;
   report.token = tokenSource !== undefined ? { set: true, source: TOKEN_SOURCE_WORDS[tokenSource] } : { set: false };
   report.checks.push({
@@ -150,11 +153,6 @@ export async function permissionsCheck(
   store: string | undefined,
   tokenFileUsed: string | undefined,
 ): Promise<DoctorCheck> {
-  const [
-    { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces },
-    { configDir, configPath, expandPath, loadConfig },
-    { resolveRunsDir },
-  ] = await Promise.all([import('./loose-permissions.js'), import('./config-file.js'), import('../runs/runs-dir.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('./settings.js');

@@ -4,7 +4,7 @@ import { configDir, configPath, expandPath, loadConfig, TOKEN_FILE_MAX_BYTES } f
 import type { RunSettings } from './settings.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
-import { tokenFileModeWarning } from './loose-permissions.js';
+import { configTokenExposed, tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { Env } from '../system/env-values.js';
@@ -61,7 +61,6 @@ export async function remoteTargetOf(
   const { env } = input;
   const warnings: string[] = [];
   const config = await loadConfig(env);
-  const { configTokenExposed } = await import('./loose-permissions.js');
   const exposed = await configTokenExposed(
     configPath(env),
     Object.values(config.profiles).some((entry) => entry.token !== undefined),

@@ -9,7 +9,14 @@ import { CURRENT_FILE, storeExists } from '../engine/store/current-file.js';
 import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
-import { NO_TOKEN_MESSAGE, TOKEN_SOURCE_WORDS, type RemoteTarget } from './remote-settings.js';
+import {
+  NO_BASE_URL_MESSAGE,
+  NO_TOKEN_MESSAGE,
+  remoteTargetOf,
+  TOKEN_SOURCE_WORDS,
+  type RemoteTarget,
+} from './remote-settings.js';
+import { assertDirectoryTrusted, currentTrustContext, entryProblem } from '../system/trusted-place.js';
 import type { RunSettings, SettingFlags } from './settings.js';
 import { isCiEnvironment } from '../terminal/prompt-state.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
@@ -124,7 +131,6 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
  * `ownerOnly`: a store found by searching must be the user's own, not even root's.
  */
 export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
-  const { assertDirectoryTrusted, currentTrustContext } = await import('../system/trusted-place.js');
   await assertDirectoryTrusted('the local store', store, currentTrustContext(deps.env), { ownerOnly });
 }
 
@@ -143,10 +149,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
   if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined)
     return { store: await localStorePath(options, deps), found: false };
-  const [{ discoverStore }, { currentTrustContext, entryProblem }] = await Promise.all([
-    import('./store-discovery.js'),
-    import('../system/trusted-place.js'),
-  ]);
+  const { discoverStore } = await import('./store-discovery.js');
   const context = currentTrustContext(deps.env);
   return discoverStore({
     cwd: deps.cwd,
@@ -187,7 +190,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   let passed = '';
   if (settings.target.value === 'remote') {
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
-    const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);

@@ -5,6 +5,10 @@ import { failedCheck, type DoctorCheck } from '../context/doctor-verdicts.js';
 import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
 import { standingWords } from './store-standing.js';
+import { readPlacedMemories } from './memory-place.js';
+import { populationsOf, sameTargetElsewhere, standingOf } from './memory-files.js';
+import { LOSS_COST, recoveries } from './memory-loss.js';
+import { SYNC_KINDS } from './memory-lines.js';
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 export async function memoryCheck(
@@ -12,17 +16,6 @@ export async function memoryCheck(
   options: DoctorCheckOptions,
   deps: CommandDeps,
 ): Promise<DoctorCheck> {
-  const [
-    { readPlacedMemories },
-    { populationsOf, sameTargetElsewhere, standingOf },
-    { LOSS_COST, recoveries },
-    { SYNC_KINDS },
-  ] = await Promise.all([
-    import('./memory-place.js'),
-    import('./memory-files.js'),
-    import('./memory-loss.js'),
-    import('./memory-lines.js'),
-  ]);
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
