@@ -1,5 +1,6 @@
-import { stat, type FileHandle } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Env } from '../system/env-values.js';
 
 /*
@@ -105,9 +106,6 @@ interface TrustedPlace {
  */
 export async function untrustedPlaces(places: readonly TrustedPlace[], env: Env): Promise<string[]> {
   const { currentTrustContext, directoryProblem, openedProblem } = await import('../system/trusted-place.js');
-  const { open } = await import('node:fs/promises');
-  const { constants } = await import('node:fs');
-  const { dirname } = await import('node:path');
   const context = currentTrustContext(env);
   const found: string[] = [];
   for (const place of places) {

@@ -25,6 +25,7 @@ import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi, StoreHead } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 import { givenSyncDir, isStateAddress } from './state-http.js';
+import { parseBaseUrl } from '../api/url-policy.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 const DEFAULT_STORE_DIR = '.examctl-store';
@@ -349,7 +350,6 @@ async function remoteTarget(
       },
       storeSaid: () => said,
       async checkBaseUrl() {
-        const { parseBaseUrl } = await import('../api/url-policy.js');
         parseBaseUrl(baseUrl, allowInsecureHttp, via);
       },
       async probe(path, now) {
