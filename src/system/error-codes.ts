@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   E2200: {
     title: 'run journal unusable',
     cause:
-      'A run journal (`runs show`, `runs resume`) cannot be read or used as it is: damaged, of a newer examctl, or of another target.',
+      'A run journal (`runs show`, `runs resume`) cannot be read or used as it is: damaged, of a newer examctl, or of another target; or `runs resume` of a run that read stdin or a pipe (`--file -`, a FIFO), which cannot be read again.',
     fix: 'Follow the message; `examctl runs list` shows the runs kept, docs/runs.md what a journal holds.',
   },
   E2201: {
