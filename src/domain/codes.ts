@@ -214,7 +214,7 @@ export const ITEM_CODE_TEXT: Record<
   },
   NotInPlan: {
     cause:
-      '`apply` built a request that is not the one the plan holds at that item (the message names its "n"): the plan\'s items were edited by hand (removed or moved), or apply was given another PIN than the dry run. The item is not sent.',
+      '`apply` built a request that is not the one the plan holds at that item (the message names its "n"): apply was given another PIN than the dry run (the plan keeps none), or the item\'s digest was edited by hand. The item is not sent.',
     fix: 'Make a new plan (`--dry-run --plan-out FILE`), review it, and apply that file as it is (docs/plan.md, "Apply").',
   },
   NotSentRunStopped: {
