@@ -2,6 +2,8 @@
  * Every environment variable examctl reads, for `examctl help environment`
  * (test/cli/environment-variables.test.ts fails when one the code reads is missing).
  */
+import { editDistance } from '../input/name-hints.js';
+
 interface EnvironmentVariable {
   name: string;
   /** What it does, one or two sentences. */
@@ -165,6 +167,27 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       "your home (~): the config and run journals' default place, ~ in token file paths, where the search for a store stops. Empty or relative: as unset (the account's home). With no home at all, give EXAMCTL_CONFIG_DIR and EXAMCTL_RUNS_DIR.",
   },
 ];
+
+/**
+ * The notes for variables set with examctl's prefix that it does not read but one it does is
+ * close to (a typo in a job's environment is otherwise silently ignored): one edit or two, or a
+ * known name with a part left off (a timeout without its `_MS`). Names of other characters are
+ * never quoted (a terminal's escapes).
+ */
+const PREFIX = 'EXAMCTL_';
+
+export function misspelledVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  const known = ENVIRONMENT_VARIABLES.map((variable) => variable.name).filter((name) => name.startsWith(PREFIX));
+  return Object.keys(env).flatMap((name) => {
+    if (!/^EXAMCTL_[A-Z0-9_]+$/.test(name) || known.includes(name)) return [];
+    const meant =
+      known.find((candidate) => candidate.startsWith(`${name}_`)) ??
+      known.find((candidate) => editDistance(name, candidate, 2) <= 2);
+    return meant === undefined
+      ? []
+      : [`note: ${name} is set, but examctl reads no such variable: did you mean ${meant}? (examctl help environment)`];
+  });
+}
 
 /** The `examctl help environment` text: name, then its meaning (and the flag that wins). */
 export function renderEnvironmentHelp(): string {

@@ -22,6 +22,11 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   const { testSignalFrom } = rehearsal?.startsWith('parse:') ? await import('../pipeline/run-journaling.js') : {};
   const parseMarker = testSignalFrom?.(deps.env);
   stopJsonParsesOn(deps.signal, parseMarker === undefined ? undefined : () => parseMarker.counted('parse'));
+  // The table of variables is loaded only where one of examctl's prefix is set.
+  if (Object.keys(deps.env).some((name) => name.startsWith('EXAMCTL_'))) {
+    const { misspelledVariables } = await import('./environment-variables.js');
+    for (const note of misspelledVariables(deps.env)) await deps.stderr.write(`${note}\n`);
+  }
   let exitCode: number = ExitCode.Ok;
   // With --json stdout is one document also when the run fails: the error document, unless the
   // run already wrote its report there (which then says why it stopped).

@@ -214,8 +214,8 @@ export const ITEM_CODE_TEXT: Record<
   },
   NotInPlan: {
     cause:
-      '`apply` met a request that is not the one the plan holds at that item: the input changed since the plan was written. The item is not sent.',
-    fix: 'Write the plan again from today\'s input (`--dry-run --plan`), review it, then apply it (docs/plan.md, "Apply").',
+      '`apply` built a request that is not the one the plan holds at that item (the message names its "n"): apply was given another PIN than the dry run (the plan keeps none), or the item\'s digest was edited by hand. The item is not sent.',
+    fix: 'Make a new plan (`--dry-run --plan-out FILE`), review it, and apply that file as it is (docs/plan.md, "Apply").',
   },
   NotSentRunStopped: {
     cause:

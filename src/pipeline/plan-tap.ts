@@ -211,7 +211,7 @@ export async function* guarded<P>(
       const problem = {
         field: '',
         code: ErrorCode.NotInPlan,
-        message: `not sent: not the request plan ${guard.path} holds at item ${at + 1}${planned === undefined ? ' (it has no such item)' : ''}`,
+        message: `not sent: not the request plan ${guard.path} holds at item ${at} (the plan's "n")${planned === undefined ? ': it has no such item' : ''}`,
       };
       return { ...unit, prepared: { ok: false as const, problems: [problem] } };
     });

@@ -2,7 +2,7 @@ import { ErrorCode } from '../domain/codes.js';
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
-import { stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
+import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import {
   appliedItem,
@@ -481,10 +481,7 @@ export function resumedOptions(
   const recorded = recordedFlags(header.options, digested);
   // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
   if (recorded.file === '-') {
-    throw new RunJournalError(
-      `run ${header.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again, so it cannot be resumed; ` +
-        `examctl runs show ${header.id} lists what was done: send the rest from a file`,
-    );
+    throw new RunJournalError(`run ${header.id} ${pipedInputWay(header.id)}`);
   }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {

@@ -7,7 +7,7 @@ import { reportFormatOf } from '../report/report-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { Problem } from '../domain/problem.js';
 import { resolveSettings } from '../context/settings.js';
-import { type ReportEntry } from '../report/run-report.js';
+import { pipedInputWay, type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import {
   CLOSED_PIPE,
@@ -188,7 +188,13 @@ export async function runPipeline<P, R = never>(
       ? ''
       : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
-  const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
+  // A run that read stdin or a pipe (journaled as `--file -`) cannot be resumed: its hint says what can be done.
+  const resumeHint =
+    journal === undefined
+      ? ''
+      : deps.invocation?.file === '-'
+        ? ` (this run ${pipedInputWay(journal.id)})`
+        : ` (examctl runs resume ${journal.id} sends the rest)`;
   // Sent, their answer lost at the interrupt's grace or unreadable after it: they may have been applied.
   const unanswered = dispatcher.lost + dispatcher.unreadable;
   const stopError = closedPipe

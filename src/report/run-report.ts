@@ -50,11 +50,33 @@ export interface FieldChange {
   after?: unknown;
 }
 
-/** Why an item a stopped run never sent is skipped (docs/runs.md, "runs show"): `runs resume` sends it. */
-export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined, storeGone = false): string {
+/**
+ * Why an item a stopped run never sent is skipped (docs/runs.md, "runs show"): `runs resume` sends
+ * it, but not of a run that read stdin or a pipe (`piped`), which it cannot read again.
+ */
+export function notSentReason(
+  stoppedByMaxErrors: boolean,
+  run: string | undefined,
+  storeGone = false,
+  piped = false,
+): string {
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
-  const way = storeGone ? ` ${STORE_GONE}` : run === undefined ? '' : ` (examctl runs resume ${run} sends it)`;
+  const way = storeGone
+    ? ` ${STORE_GONE}`
+    : run === undefined
+      ? ''
+      : piped
+        ? ' (its input, stdin or a pipe, cannot be read again: send it from a file)'
+        : ` (examctl runs resume ${run} sends it)`;
   return `${NOT_SENT} the run stopped before it${way}`;
+}
+
+/** Why a run that read stdin or a pipe (its journal's `file` is `-`) cannot be resumed, and the way on. */
+export function pipedInputWay(run: string): string {
+  return (
+    `read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again, so it cannot be resumed; ` +
+    `examctl runs show ${run} lists what was done: send the rest from a file`
+  );
 }
 
 /**

@@ -214,6 +214,22 @@ export async function readPlan(path: string): Promise<PlanDocument> {
     const issue = checked.error.issues[0]!;
     throw refused(`not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`);
   }
+  // Apply checks each request against the item at its place, and says the plan's counts first:
+  // numbers and counts that are not the items' would name one item and send another.
+  const tally: Record<string, number> = {};
+  for (const [place, item] of checked.data.items.entries()) {
+    if (item.n !== place)
+      throw refused(
+        `item ${item.n} (${item.id ?? 'no id'}) is at place ${place}: items were removed or moved after examctl wrote it; nothing was sent; make a new plan (--plan-out) and review that`,
+      );
+    tally[item.action] = (tally[item.action] ?? 0) + 1;
+  }
+  const { counts } = checked.data;
+  const actions = new Set([...Object.keys(tally), ...Object.keys(counts)]);
+  if ([...actions].some((action) => tally[action] !== counts[action]))
+    throw refused(
+      `its counts ${JSON.stringify(counts)} are not its items' ${JSON.stringify(tally)}: it was changed after examctl wrote it; nothing was sent; make a new plan (--plan-out) and review that`,
+    );
   // What a person reviews is each request; what apply sends is the one its digest names: they are one.
   for (const item of checked.data.items) {
     if (item.digest === undefined || item.request === undefined) continue;

@@ -383,7 +383,8 @@ export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, r
   return skippedItem(ref, ErrorCode.NotSentRunStopped, notSent(record));
 }
 
-const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
+const notSent = (record: RunFacts): string =>
+  notSentReason(record.end?.reason === 'max-errors', record.id, false, record.header.options.file === '-');
 
 const skippedItem = (ref: Omit<ItemRef, 'n'>, code: ProblemCode, message: string, doubt = {}): ReportItem => ({
   source: ref.source,

@@ -19,14 +19,17 @@ const NAMED_SCHEDULES = 3;
 /** How many the note on the schedule's report item names. */
 const NOTED_CANDIDATES = 20;
 const LEFT = '(docs/sync.md, "Fields left out")';
+const WITHDRAWN = '(docs/sync.md, "Withdrawn candidates")';
 const EVERY = /^(ScheduleExtId|AssessmentExtId|Title|StartDateTime|EndDateTime|GroupExtId|GroupName)$/;
 
 export const SCHEDULE_NOTES: SummaryNote[] = [
   NOT_SENT_NOTE,
+  // Each note counted for what it says: an item holding both is on both lines.
   {
-    counts: (item) => /(candidates|left out)"\)$/.test(item.note ?? ''),
-    words: () => 'with a note (candidates left registered, fields cleared)',
+    counts: (item) => item.note?.includes(WITHDRAWN) === true,
+    words: () => 'with candidates left registered',
   },
+  { counts: (item) => item.note?.includes(LEFT) === true, words: () => 'with fields cleared' },
 ];
 
 /** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
@@ -169,7 +172,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));
     if (left.length === 0) return;
     const noted = `not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): ${namedFirst(left, NOTED_CANDIDATES)}`;
-    this.note(id, payload, `${noted} (docs/sync.md, "Withdrawn candidates")`);
+    this.note(id, payload, `${noted} ${WITHDRAWN}`);
   }
 
   private note(id: string, payload: PreparedSchedule, note: string): void {

@@ -69,8 +69,8 @@ export const ERROR_CODES = {
   E2102: {
     title: 'input file unreadable',
     cause:
-      'A file named on the command line exists but cannot be read: permission denied, a directory, a FIFO, a device, or larger than examctl reads. Nothing was sent.',
-    fix: 'Give a regular file examctl may read (save a pipe to a file first; `--file -` reads standard input).',
+      'A file named on the command line exists but cannot be read: permission denied, a directory, a device, larger than examctl reads, or a FIFO: one with no writer where nobody can start one (no terminal, --no-input, CI=true), or one named where only a regular file is read (`--map-file`, `--schedule`). Nothing was sent.',
+    fix: "Give a regular file examctl may read, or start the FIFO's writer first (`--file` reads a FIFO once its writer opens it, `--file -` standard input); elsewhere save a pipe to a file first.",
   },
   E2110: {
     title: 'input refused by the run',
@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   E2200: {
     title: 'run journal unusable',
     cause:
-      'A run journal (`runs show`, `runs resume`) cannot be read or used as it is: damaged, of a newer examctl, or of another target.',
+      'A run journal (`runs show`, `runs resume`) cannot be read or used as it is: damaged, of a newer examctl, or of another target; or `runs resume` of a run that read stdin or a pipe (`--file -`, a FIFO), which cannot be read again.',
     fix: 'Follow the message; `examctl runs list` shows the runs kept, docs/runs.md what a journal holds.',
   },
   E2201: {

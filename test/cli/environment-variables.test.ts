@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ENVIRONMENT_VARIABLES, renderEnvironmentHelp } from '../../src/cli/environment-variables.js';
+import {
+  ENVIRONMENT_VARIABLES,
+  misspelledVariables,
+  renderEnvironmentHelp,
+} from '../../src/cli/environment-variables.js';
 
 const SRC = resolve(__dirname, '../../src');
 
@@ -57,5 +61,34 @@ describe('examctl help environment', () => {
     const io = testDeps('/tmp');
     expect(await runCli(['help', 'environment'], io.deps)).toBe(0);
     expect(io.stdout.text).toBe(renderEnvironmentHelp());
+  });
+});
+
+describe("a variable of examctl's prefix it does not read", () => {
+  it('is said when a known one is one or two edits away, or is it with a part left off; others are left alone', () => {
+    const notes = misspelledVariables({
+      EXAMCTL_SYNCDIR: '/memory',
+      EXAMCTL_BASE_ULR: 'https://exam.example.test',
+      EXAMCTL_LOCK_TIMEOUT: '60000',
+      EXAMCTL_TOKEN: 't',
+      EXAMCTL_RELEASE_CACHE: '/cache',
+      'EXAMCTL_\u001b[31m': 'x',
+    });
+    expect(notes).toEqual([
+      expect.stringMatching(/^note: EXAMCTL_SYNCDIR is set, .*did you mean EXAMCTL_SYNC_DIR\?/),
+      expect.stringMatching(/EXAMCTL_BASE_ULR .*EXAMCTL_BASE_URL\?/),
+      expect.stringMatching(/EXAMCTL_LOCK_TIMEOUT .*EXAMCTL_LOCK_TIMEOUT_MS\?/),
+    ]);
+  });
+
+  it('a run says it on stderr and goes on', async () => {
+    const { runCli } = await import('../../src/cli/run-cli.js');
+    const { testDeps } = await import('./helpers.js');
+    const io = testDeps('/tmp', {}, { EXAMCTL_STOP_GRACE: '5000' });
+    expect(await runCli(['explain', 'E2100'], io.deps)).toBe(0);
+    expect(io.stderr.text).toContain(
+      'note: EXAMCTL_STOP_GRACE is set, but examctl reads no such variable: did you mean EXAMCTL_STOP_GRACE_MS?',
+    );
+    expect(io.stdout.text).toContain('E2100');
   });
 });

@@ -8,6 +8,8 @@ import { ROOT } from '../support/cli.js';
 import { ITEM_CODES, ITEM_CODE_TEXT } from '../../src/domain/codes.js';
 import { errorLine, TargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/command-tree.js';
 
 /**
  * The codes of the messages that end a run (src/system/error-codes.ts, docs/errors.md).
@@ -78,6 +80,23 @@ describe('the table of codes', () => {
       expect(entry.cause.length, code).toBeGreaterThan(20);
       expect(entry.fix.length, code).toBeGreaterThan(10);
     }
+  });
+
+  it('every flag a cause or a fix names is a flag of some command (run codes and record codes alike)', () => {
+    const flags = new Set(['--help']);
+    const collect = (command: Command): void => {
+      for (const option of command.options) if (option.long) flags.add(option.long);
+      for (const sub of command.commands) collect(sub);
+    };
+    collect(buildProgram(testDeps('/').deps, () => undefined));
+    const texts = [...Object.entries(ERROR_CODES), ...Object.entries(ITEM_CODE_TEXT)];
+    const unknown = texts.flatMap(([code, { cause, fix }]) =>
+      [...`${cause} ${fix}`.matchAll(/(?<![\w-])--[a-z][a-z-]*[a-z]/g)]
+        .map(([flag]) => flag)
+        .filter((flag) => !flags.has(flag))
+        .map((flag) => `${code}: ${flag}`),
+    );
+    expect(unknown).toEqual([]);
   });
 
   it('docs/errors.md holds every entry, as npm run docs:flags writes it', () => {

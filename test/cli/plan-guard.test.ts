@@ -11,7 +11,7 @@ const unit = (id: string): Unit<{ ExternalId: string }> => ({
 });
 
 describe('apply: each unit against the plan', () => {
-  it('the planned request goes; another at its place, or one past the plan, fails with 9024 naming the item', async () => {
+  it("the planned request goes; another at its place, or one past the plan, fails with 9024 naming the item by its n (0-based, as the plan file and E2600's message number it)", async () => {
     const guard: PlanGuard = {
       path: 'p.json',
       itemAt: (n) => (n === 0 ? ({ digest: planDigest({ ExternalId: 'u-1' }) } as never) : undefined),
@@ -23,6 +23,8 @@ describe('apply: each unit against the plan', () => {
     for await (const batch of guarded(batches, guard)) out.push(...batch);
     expect(out[0]!.prepared.ok).toBe(true);
     expect(out[1]!.prepared).toMatchObject({ ok: false, problems: [{ field: '', code: 9024 }] });
-    expect(out[1]!.prepared.ok ? '' : out[1]!.prepared.problems[0]!.message).toMatch(/p\.json .*item 2/);
+    expect(out[1]!.prepared.ok ? '' : out[1]!.prepared.problems[0]!.message).toMatch(
+      /p\.json .*item 1 \(the plan's "n"\)/,
+    );
   });
 });

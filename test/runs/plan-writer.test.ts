@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -67,4 +68,32 @@ describe('PlanWriter', () => {
     expect(mayHoldSecret(JSON.stringify({ Schedule: { PIN: '1' } }))).toBe(true);
     expect(JSON.stringify(shownRequest(request))).not.toMatch(/secret-1|1234/);
   });
+
+  it("a plan edited and its checksum written again: an item out of its place or counts that are not its items' are refused, E2600", () =>
+    withTempDir(async (dir) => {
+      const path = join(dir, 'plan.json');
+      const writer = await PlanWriter.open(path, HEADER);
+      const request = { ExternalId: 'u-1', LastName: 'Ng' };
+      const item = { n: 0, id: 'u-1', source: { file: 'users.csv', line: 2 }, action: 'update' as const };
+      await writer.add({ ...item, digest: planDigest(request) }, JSON.stringify(request), {});
+      await writer.add({ n: 1, id: 'u-2', source: { file: 'users.csv', line: 3 }, action: 'unchanged' }, undefined, {});
+      await writer.finish({ update: 1, unchanged: 1 }, []);
+      const text = await readFile(path, 'utf8');
+      expect((await readPlan(path)).items).toHaveLength(2);
+      // What a person could do by hand: the checksum is no signature, so it is written again.
+      const edited = async (body: string) => {
+        const kept = body.slice(0, body.lastIndexOf('\n  "checksum"'));
+        const sum = createHash('sha256').update(kept).digest('hex');
+        await writeFile(path, `${kept}\n  "checksum": "sha256:${sum}"\n}\n`);
+        return readPlan(path).then(
+          () => undefined,
+          (error: { code?: string; message: string }) => [error.code, error.message],
+        );
+      };
+      expect(await edited(text)).toBeUndefined();
+      const dropped = text.replace(/\n {4}\{"n":0,[^\n]*/, '');
+      expect(await edited(dropped)).toEqual(['E2600', expect.stringMatching(/item 1 \(u-2\) is at place 0/)]);
+      const relabelled = text.replace('"action":"update"', '"action":"unchanged"');
+      expect(await edited(relabelled)).toEqual(['E2600', expect.stringMatching(/its counts .* are not its items'/)]);
+    }));
 });

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { RunJournal } from '../../src/runs/index.js';
-import { ROOT } from '../support/cli.js';
+import { BIN, PINNED_NOW, ROOT } from '../support/cli.js';
+import { childEnv } from '../support/child-env.js';
+import { spawnSync } from 'node:child_process';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { lineWith } from '../support/facts.js';
 
@@ -199,6 +201,36 @@ describe('runs resume of a run with --clear-pin', () => {
 });
 
 describe('runs resume of a run that read stdin', () => {
+  it('a run from stdin interrupted says runs resume cannot send the rest, and how to (not the resume it would refuse)', () => {
+    const users = ['ExternalId,FirstName,LastName,Email,Role'];
+    for (let i = 0; i < 600; i++) users.push(`p-${i},F,L,p${i}@example.test,Candidate`);
+    const run = spawnSync(process.execPath, [BIN, 'user', 'sync', '--file', '-', '--target', 'local', '--json'], {
+      cwd: dir,
+      env: { ...childEnv(dir), ...env, EXAMCTL_NOW: PINNED_NOW, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGINT' },
+      input: `${users.join('\n')}\n`,
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(130);
+    const id = /^run (\S+) /m.exec(run.stderr)![1]!;
+    const { error, items } = JSON.parse(run.stdout) as { error: { code: string; message: string }; items: unknown[] };
+    expect(error.code).toBe('E1300');
+    expect(error.message).not.toContain(`runs resume ${id}`);
+    expect(error.message).toContain(`examctl runs show ${id}`);
+    expect(items.length).toBe(600);
+    // runs show names the same way on for each item the run did not send.
+    const shown = spawnSync(process.execPath, [BIN, 'runs', 'show', id, '--json'], {
+      cwd: dir,
+      env: { ...childEnv(dir), ...env },
+      encoding: 'utf8',
+    });
+    const skipped = (JSON.parse(shown.stdout) as { items: { status: string; errors: { message: string }[] }[] }).items
+      .filter((item) => item.status === 'skipped')
+      .map((item) => item.errors[0]!.message);
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped.filter((message) => message.includes('runs resume'))).toEqual([]);
+    expect(skipped[0]).toContain('cannot be read again');
+  });
+
   it('refuses with exit 2 saying stdin cannot be read again', async () => {
     const started = await RunJournal.start(runsDir(), {
       command: 'user sync',

@@ -109,9 +109,7 @@ describe('withdrawn candidates, local store', () => {
     // The engine found nothing to change in it (the candidates stay): sent all the same, so only
     // S-PHYS2-JAN counts as not sent.
     expect(itemOf(second.stdout)?.action).toBe('unchanged');
-    expect(second.stderr).toContain(
-      '\n1 unchanged (not sent), 1 with a note (candidates left registered, fields cleared)\n',
-    );
+    expect(second.stderr).toContain('\n1 unchanged (not sent), 1 with candidates left registered\n');
 
     // Remembered: the next night (full or --changed-only) says nothing.
     for (const flags of [['--changed-only'], []]) {
