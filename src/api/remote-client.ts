@@ -553,11 +553,11 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
 }
 
-/*
- * A redirect in words. None is followed (the token would go along; a POST turned GET applies
- * nothing). Whoever answered may be a proxy or portal: another host or scheme is never advised.
+/**
+ * `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. None is
+ * followed (the token would go along; a POST turned GET applies nothing). Whoever answered may be a proxy or
+ * portal: another host or scheme is never advised.
  */
-/** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
 export function redirectWords(
   status: number,
   location: string | undefined,

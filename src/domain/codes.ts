@@ -245,13 +245,13 @@ export const ITEM_CODE_TEXT: Record<
   },
 };
 
-/** examctl's own codes, 9000 up in the order added (see the header); not named EXAMCTL_*, which names environment variables. */
 /**
  * The code of a problem whose API rule the spec leaves unnumbered: null, as the API answers it, and the
  * local engine alike (docs/domain-rules.md, "Codes per endpoint"); examctl's own numbers are for what only it finds.
  */
 export const UNNUMBERED = null;
 
+/** examctl's own codes, 9000 up in the order added; not named EXAMCTL_*, which names environment variables. */
 export const OWN_CODES = { ...WARNING_CODES, ...ITEM_CODES } as const satisfies Record<string, FourDigitsFrom9>;
 
 export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;

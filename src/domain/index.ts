@@ -26,7 +26,7 @@ export {
   type PreparedSchedule,
   sittingFieldPath,
 } from './sittings.js';
-export { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from './columns.js';
+export { USER_COLUMNS, COLLECTION_COLUMNS } from './columns.js';
 export * from './messages.js';
 // The zod schemas (schemas.ts) are deliberately not re-exported: importing this index
 // must not load zod (start-up cost of every CLI run). Import them from schemas.js directly.

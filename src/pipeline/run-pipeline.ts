@@ -608,7 +608,7 @@ async function checkReportFits(
   const header = (await firstRecord(records()))?.raw?.header;
   const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([
     import('../report/xlsx-report-writer.js'),
-    import('../report/xlsx-workbook.js'),
+    import('../input/sheet-rows.js'),
   ]);
   const kept = header === undefined ? 0 : keptHeader(header).length;
   const columns = reportColumnCount(kept);

@@ -4,7 +4,7 @@ import type { ScheduleDefaults } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
 import { quoteWritten } from '../domain/written-times.js';
-import { normalizeColumnName } from '../input/index.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import type { RecordShaping } from '../input/field-map.js';
 import type { GlobalOptions } from '../flags/global-options.js';

@@ -744,19 +744,18 @@ function differentMessages(entry: ErrorCodeCount): string {
  * What a dry run would do (docs/cli.md, "The local store"), by action (plan-actions.ts); the JSON
  * report's `plan` says the same counts in its older keys (docs/cli.md, "The local store").
  */
-interface PlanCounts {
-  toCreate: number;
-  toUpdate: number;
-  unchanged: number;
-  invalid: number;
-  toSend?: number;
-  toDisable?: number;
-  toEnable?: number;
-  /** Movers: --prune-memberships removes a link or flag examctl sent. */
-  toPrune?: number;
-  toRemove?: number;
-  leftAlone?: number;
-}
+type PlanCounts = Record<'toCreate' | 'toUpdate' | 'unchanged' | 'invalid', number> &
+  Partial<Record<(typeof MORE_PLAN_KEYS)[number][0], number>>;
+
+/** The `plan` keys said only when not zero, by action (`prune`: the movers of --prune-memberships). */
+const MORE_PLAN_KEYS = [
+  ['toSend', 'send'],
+  ['toDisable', 'disable'],
+  ['toEnable', 'enable'],
+  ['toPrune', 'prune'],
+  ['toRemove', 'remove'],
+  ['leftAlone', 'left'],
+] as const;
 
 const SHOWN_RECORDS = 10;
 
@@ -832,15 +831,7 @@ export class RunPlan {
       unchanged: a.unchanged ?? 0,
       invalid: (a.invalid ?? 0) + (a.fails ?? 0),
     };
-    const more = [
-      ['toSend', a.send],
-      ['toDisable', a.disable],
-      ['toEnable', a.enable],
-      ['toPrune', a.prune],
-      ['toRemove', a.remove],
-      ['leftAlone', a.left],
-    ] as const;
-    for (const [key, count] of more) if (count !== undefined && count > 0) counts[key] = count;
+    for (const [key, action] of MORE_PLAN_KEYS) if ((a[action] ?? 0) > 0) counts[key] = a[action];
     return counts;
   }
 

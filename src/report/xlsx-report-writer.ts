@@ -24,8 +24,6 @@ import {
   CellFormat,
   cutCellsWords,
   MAX_NOTES,
-  MAX_SHEET_COLUMNS,
-  MAX_SHEET_ROWS,
   RowLook,
   WorkbookWriter,
   type CellNote,
@@ -35,6 +33,7 @@ import {
   type WorkbookDateFormats,
 } from './xlsx-workbook.js';
 import { formatCount } from '../formats/number-format.js';
+import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../input/sheet-rows.js';
 
 /** How a report row looks by its item's status: failed red, partial and skipped amber. */
 const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {

@@ -1,8 +1,6 @@
 /** examctl's own .xlsx writer, each sheet streamed row by row: docs/input-formats.md, "The .xlsx run report". */
 import type { Writable } from 'node:stream';
-import { columnLetters as columnName, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../input/sheet-rows.js';
-
-export { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS };
+import { columnLetters, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../input/sheet-rows.js';
 import { encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
 import { formatCount } from '../formats/number-format.js';
@@ -265,7 +263,7 @@ export class SheetWriter {
     if (cells.length > MAX_SHEET_COLUMNS) throw pastSheetLimit(cells.length);
     for (const note of notes) this.note(note, 1);
     this.width = cells.length;
-    this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
+    this.letters = cells.map((_, i) => `<c r="${columnLetters(i + 1)}`);
     const cols = cells
       .map((cell, i) => {
         const format = formats[i] ?? CellFormat.text;
@@ -300,7 +298,7 @@ export class SheetWriter {
     out.ascii('">');
     for (let i = 0; i < cells.length; i++) {
       const cellLook = marks !== undefined && marks.some((mark) => mark.column === i) ? RowLook.marked : look;
-      out.ascii(this.letters[i] ?? `<c r="${columnName(i + 1)}`);
+      out.ascii(this.letters[i] ?? `<c r="${columnLetters(i + 1)}`);
       out.ascii(number);
       const value = cells[i] as SheetCell;
       if (typeof value === 'string') this.text(value, cellLook, i);
@@ -330,7 +328,7 @@ export class SheetWriter {
     if (value.length > MAX_CELL_CHARS) {
       value = cutToCell(value);
       this.cutCells += 1;
-      this.firstCut ??= `${columnName(column + 1)}${this.rows}`;
+      this.firstCut ??= `${columnLetters(column + 1)}${this.rows}`;
     }
     const text = encodeXstring(value);
     out.ascii(CELL_OPEN[look]);
@@ -346,12 +344,12 @@ export class SheetWriter {
       return;
     }
     const text = mark.text.length > MAX_NOTE_CHARS ? `${mark.text.slice(0, MAX_NOTE_CHARS - 1)}…` : mark.text;
-    this.notes.push({ reference: `${columnName(mark.column + 1)}${row}`, row: row - 1, column: mark.column, text });
+    this.notes.push({ reference: `${columnLetters(mark.column + 1)}${row}`, row: row - 1, column: mark.column, text });
   }
 
   /** The end of the sheet: the filter over every written row (and the notes' drawing), then the entry is closed. */
   async end(): Promise<string | undefined> {
-    const last = `${columnName(this.width)}${this.rows}`;
+    const last = `${columnLetters(this.width)}${this.rows}`;
     const range = this.width === 0 || this.rows === 0 ? undefined : last === 'A1' ? last : `A1:${last}`;
     await this.entry.write(
       `</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}` +

@@ -688,16 +688,15 @@ export async function pruneRuns(
   return { removed, keptUnfinished, leftAlone };
 }
 
-/*
- * A finished run from its journal's first and last lines (docs/runs.md, "Run summaries"): only
- * when the last line is an end line that finished the run; else the journal is read whole.
- */
 /** Far above any header line (the recorded options and the input's path). */
 const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /** Far above any end line: a longer last line is not one. */
 const MAX_END_BYTES = 64 * 1024;
 
-/** What `runs list` needs of a finished run (its header, end and summary); undefined when its journal must be read whole. */
+/**
+ * What `runs list` needs of a finished run (its header, end and summary), from its journal's first and last
+ * lines (docs/runs.md, "Run summaries"); undefined when its journal must be read whole.
+ */
 async function quickRun(runsDir: string, id: string) {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;

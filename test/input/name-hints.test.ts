@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closestName, editDistance, listWithCount } from '../../src/input/name-hints.js';
 import { counted } from '../../src/formats/number-format.js';
-import { normalizeColumnName } from '../../src/input/index.js';
+import { normalizeColumnName } from '../../src/formats/column-name.js';
 
 describe('editDistance', () => {
   it.each([
