@@ -34,10 +34,37 @@ function differingFields(
   user: UserRequest,
   before: MemoryEntry | undefined,
 ): string[] | null {
+  return fieldsNotHeld(directory, { ...user, DisableLogin: user.DisableLogin ?? before?.disabled === true });
+}
+
+/**
+ * The fields `user`, sent as it is, would change on the local store (a field it leaves out keeps its value);
+ * null when the store does not hold the user. Never the password: the store keeps only a hash.
+ */
+function fieldsNotHeld(
+  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>,
+  user: UserRequest,
+): string[] | null {
   const held = storedBefore(directory.storedUserOf(user.ExternalId), directory.membershipsOf(user.ExternalId));
   if (held === undefined) return null;
-  const sets = { ...user, DisableLogin: user.DisableLogin ?? before?.disabled === true };
-  return (userChanges(held, sets) ?? []).map((change) => change.field).filter((field) => field !== 'Password');
+  return (userChanges(held, user) ?? []).map((change) => change.field).filter((field) => field !== 'Password');
+}
+
+/** Whether the local store holds what `user` would write (docs/runs.md, "Applied before the interrupt"). */
+export function storeHoldsUser(
+  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>,
+  user: UserRequest,
+): boolean {
+  return fieldsNotHeld(directory, user)?.length === 0;
+}
+
+/** Whether the local store holds what `request` would write, judged as an upsert (LocalDirectory.scheduleChanges). */
+export function storeHoldsSchedule(
+  directory: Pick<LocalDirectory, 'scheduleChanges'>,
+  request: PreparedSchedule['request'],
+): boolean {
+  const compared = directory.scheduleChanges(request);
+  return compared !== null && 'changed' in compared && compared.changed.length === 0;
 }
 
 /**
