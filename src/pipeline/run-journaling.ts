@@ -350,7 +350,10 @@ function lostWords(run: string, count: number, sinceStart: boolean): string {
   );
 }
 
-/** A unit the interrupted attempt sent whose key the store changed after the run began (to what it writes, where the store can be read): done, not sent again. */
+/**
+ * A unit the interrupted attempt sent whose key the store changed after the run began (`read`: to what it
+ * writes, the store read to tell): done, not sent again.
+ */
 function appliedBeforeInterrupt(run: string, read: boolean): Pick<Outcome, 'status' | 'errors' | 'action' | 'note'> {
   return {
     status: 'ok',
