@@ -143,7 +143,7 @@ export async function startJournaling(
         : holds(directory as unknown as LocalDirectory, unit.prepared.value, key);
     // Kept units the store holds (it changed their keys after the run began, to what they wrote): they stand.
     const inStore = new Set<number>();
-    // Kept units of a key the store changed since the run began, to other values: sent again.
+    // Kept ok units of a key the store changed since the run began, to other values: sent again.
     const otherValues = new Set<number>();
     // Decided once per unit, whichever of `lost` and `kept` asks first (each asks in position order).
     let early: [n: number, decision: ResumeDecision] | undefined;
@@ -152,9 +152,13 @@ export async function startJournaling(
       if (early?.[0] === n) return early[1];
       const decision = plan.decide(refOf(n, unit));
       early = [n, decision];
-      if (decision.action === 'keep' && applied !== undefined && appliedItem(decision.item)) {
-        const key = decision.item.id;
-        (key !== null && applied.has(key) && heldBy(unit, key) === false ? otherValues : inStore).add(n);
+      if (decision.action === 'keep' && applied !== undefined) {
+        const { id, status, action } = decision.item;
+        // Ok (applied, or judged unchanged) with its key changed since to other values: sent again. A partial one
+        // never held all it writes: the key decides.
+        if (id !== null && status === 'ok' && action !== 'left' && applied.has(id) && heldBy(unit, id) === false)
+          otherValues.add(n);
+        else if (appliedItem(decision.item)) inStore.add(n);
       }
       return decision;
     };
@@ -207,7 +211,7 @@ export async function startJournaling(
               ...outcome,
               note: lost.has(n)
                 ? `sent again: the store lost what an earlier attempt of run ${record.id} applied (restored since)`
-                : `sent again: the store holds other values than an earlier attempt of run ${record.id} applied (another writer changed it since, or a restore undid it)`,
+                : `sent again: the store holds other values than the row's (another writer changed it after run ${record.id} began, or a restore undid it)`,
             };
           const decision = decisions.get(n);
           if (decision === undefined) return outcome;

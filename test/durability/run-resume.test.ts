@@ -195,7 +195,7 @@ describe('another writer between a kill and its resume, on a local store', () =>
     expect(report.summary).toMatchObject({ total: 600, ok: 600, failed: 0 });
     const notes = (id: string) => report.items.find((item) => item.id === id)?.note ?? '';
     expect(notes(other)).not.toMatch(/applied by the interrupted attempt/);
-    expect(notes(answered)).toMatch(/sent again: the store holds other values/);
+    expect(notes(answered)).toMatch(/sent again: the store holds other values than the row's/);
     expect(notes(ids[1]!)).not.toMatch(/sent again/);
     // The keys the killed attempt applied after its last answer stand, not sent again.
     const applied = report.items.filter((item) => /applied by the interrupted attempt/.test(item.note ?? ''));

@@ -225,6 +225,14 @@ export const FOUND: Step[][] = [
   // A night stopped at its first request, another writer renames every user, the resume: the rows the night had in
   // flight are sent again (the store holds other values than they write), so the store holds the night's F0.
   [users([0, 0, 0], 1), { t: 'other', kind: 'users', file: [2, 2, 2] }, { t: 'resume', stop: null }],
+  // A night that found every row unchanged, killed as it ends, another writer renames u2, the resume: u2, kept as
+  // unchanged, is sent again (the store holds other values than the row's), so the store holds F0.
+  [
+    users([0, 0, 0]),
+    users([0, 0, 0], null, null, true),
+    { t: 'other', kind: 'users', file: [0, 0, 1] },
+    { t: 'resume', stop: null },
+  ],
 ];
 
 /** Records per night. */
