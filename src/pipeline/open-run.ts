@@ -43,7 +43,7 @@ export async function openRun(
   // A run that sends starts its journal while a remote API opens (~100 ms of modules); on a local
   // target, once the store is open (its INSTANCE is recorded).
   const opening = (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
-  const start = () => startJournaling(command, target, units, options, deps, journaled);
+  const start = (api?: IntegrationApi | null) => startJournaling(command, target, units, options, deps, journaled, api);
   const [opened, started] = await Promise.allSettled([
     opening,
     dryRun ? undefined : target.kind === 'local' ? opening.then(start) : start(),

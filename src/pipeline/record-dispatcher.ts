@@ -301,7 +301,7 @@ export class RecordDispatcher<P, R> {
    * (RunJournaling.lost) is sent again, though the sync memory, which recorded its acknowledgement, would leave it out.
    */
   private sentAgain(unit: Unit<P>, n: number): Unit<P> {
-    return unit.unsent !== undefined && this.journal?.lost?.(n) === true ? { ...unit, unsent: undefined } : unit;
+    return unit.unsent !== undefined && this.journal?.lost?.(n, unit) === true ? { ...unit, unsent: undefined } : unit;
   }
 
   /** The announced entry of the unit at position n, after `recordAheadFrom`; undefined if not announced. */

@@ -1,4 +1,5 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
+import type { LocalDirectory } from '../port/local-directory.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
 import { idOf } from '../domain/record-id.js';
 import type { Problem, Validation } from '../domain/problem.js';
@@ -186,9 +187,14 @@ export interface RecordJob<P, R = never> {
   lostAttemptDid?: LostAttemptDid;
   /**
    * The store collection a unit's id keys (a schedule's ScheduleExtId): on `runs resume`, a unit the
-   * interrupted attempt sent whose key the store changed since the run began is done (docs/runs.md).
+   * interrupted attempt sent whose key the store changed since the run began may be done (`holds`; docs/runs.md).
    */
   storeKeys?: 'users' | 'schedules';
+  /**
+   * Whether the local store holds what `payload` would write (`key`: its id, the one examctl chose too): on `runs
+   * resume`, an item of a key the store changed since the run began was applied by the run exactly when it does.
+   */
+  holds?(directory: LocalDirectory, payload: P, key: string): boolean;
 }
 
 /**

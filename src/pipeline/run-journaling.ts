@@ -4,6 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
+import type { IntegrationApi } from '../port/integration-api.js';
+import type { LocalDirectory } from '../port/local-directory.js';
 import {
   appliedItem,
   currentTrust,
@@ -50,7 +52,7 @@ export interface RunJournaling {
    * On a resume, whether unit `n` was applied by an earlier attempt and lost by a restore of the store since:
    * it is sent again, whatever the sync memory says (its acknowledgement is what the store lost).
    */
-  lost?(n: number): boolean;
+  lost?(n: number, unit: Unit<unknown>): boolean;
   /**
    * A new run on a remote target whose resume asks the store (`storeKeys`): records the head its first
    * answer stood on (a served store's header), as the run's start head; the dispatcher sends that request alone.
@@ -100,6 +102,8 @@ export interface JournaledTraits {
   lostAttemptDid?: LostAttemptDid;
   choosesIds?: boolean;
   storeKeys?: 'users' | 'schedules';
+  /** RecordJob.holds: what decides, by value, an item of a key the store changed since the run began. */
+  holds?(directory: LocalDirectory, payload: unknown, key: string): boolean;
 }
 
 /** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
@@ -109,7 +113,8 @@ export async function startJournaling(
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
-  { lostAttemptDid, choosesIds, storeKeys }: JournaledTraits = {},
+  { lostAttemptDid, choosesIds, storeKeys, holds }: JournaledTraits = {},
+  api?: IntegrationApi | null,
 ): Promise<RunJournaling> {
   const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import(
     '../runs/index.js'
@@ -128,24 +133,63 @@ export async function startJournaling(
     const decisions = new Map<number, ResumeDecision>();
     const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
     if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
-    // Kept units the store holds (it changed their keys after the run began): they stand.
+    // Whether the store holds what a unit of a key it changed since the run began would write: that
+    // change is the run's exactly then, else another writer's (or a restore's and one since). A
+    // served store cannot be read: there the key decides (undefined).
+    const directory = target.kind === 'local' && api != null && 'scheduleChanges' in api ? api : undefined;
+    const heldBy = (unit: Unit<unknown>, key: string): boolean | undefined =>
+      directory === undefined || holds === undefined || !unit.prepared.ok
+        ? undefined
+        : holds(directory as unknown as LocalDirectory, unit.prepared.value, key);
+    // Kept units the store holds (it changed their keys after the run began, to what they wrote): they stand.
     const inStore = new Set<number>();
+    // Kept ok units of a key the store changed since the run began, to other values: sent again.
+    const otherValues = new Set<number>();
+    // Decided once per unit, whichever of `lost` and `kept` asks first (each asks in position order).
+    let early: [n: number, decision: ResumeDecision] | undefined;
+    let keptAsked = -1;
+    const decide = (n: number, unit: Unit<unknown>): ResumeDecision => {
+      if (early?.[0] === n) return early[1];
+      const decision = plan.decide(refOf(n, unit));
+      early = [n, decision];
+      if (decision.action === 'keep' && applied !== undefined) {
+        const { id, status, action } = decision.item;
+        // Ok (applied, or judged unchanged) with its key changed since to other values: sent again. A partial one
+        // never held all it writes: the key decides.
+        if (id !== null && status === 'ok' && action !== 'left' && applied.has(id) && heldBy(unit, id) === false)
+          otherValues.add(n);
+        else if (appliedItem(decision.item)) inStore.add(n);
+      }
+      return decision;
+    };
+    const resent = (n: number, unit: Unit<unknown>): boolean => {
+      if (lost.has(n)) return true;
+      if (n > keptAsked) decide(n, unit);
+      return otherValues.has(n);
+    };
     return journaling(
       journal,
       {
         kept(n, unit) {
-          // Acknowledged to an earlier attempt, then lost by a restore of the store: sent again.
+          // Acknowledged to an earlier attempt, then lost by a restore of the store or changed by another
+          // writer since: sent again.
           if (lost.has(n)) return undefined;
-          const decision = plan.decide(refOf(n, unit));
+          const decision = decide(n, unit);
+          keptAsked = n;
+          early = undefined;
+          if (otherValues.has(n)) return undefined;
           // As `runs show` gives it (with the id examctl chose, if it did).
-          if (decision.action === 'keep') {
-            if (applied !== undefined && appliedItem(decision.item)) inStore.add(n);
-            return { item: decision.item, rows: unit.rows };
-          }
+          if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
           const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
           // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
-          if (decision.maybeApplied && unit.unsent === undefined && key !== null && applied?.has(key) === true) {
-            const outcome = appliedBeforeInterrupt(record.id);
+          if (
+            decision.maybeApplied &&
+            unit.unsent === undefined &&
+            key !== null &&
+            applied?.has(key) === true &&
+            heldBy(unit, key) !== false
+          ) {
+            const outcome = appliedBeforeInterrupt(record.id, directory !== undefined);
             journal.outcome({ n, source: unit.source, id: unit.id, transient: false, ...outcome });
             inStore.add(n);
             return { item: { source: unit.source, id: key, ...outcome }, rows: unit.rows };
@@ -154,18 +198,20 @@ export async function startJournaling(
           return undefined;
         },
         inStore: (n) => inStore.has(n),
-        lost: (n) => lost.has(n),
+        lost: resent,
         settle(n, unit, outcome) {
           // A resend the store found unchanged had lost nothing.
           if (
-            lost.has(n) &&
+            (lost.has(n) || otherValues.has(n)) &&
             outcome.status !== 'failed' &&
             outcome.action !== 'unchanged' &&
             outcome.note === undefined
           )
             return {
               ...outcome,
-              note: `sent again: the store lost what an earlier attempt of run ${record.id} applied (restored since)`,
+              note: lost.has(n)
+                ? `sent again: the store lost what an earlier attempt of run ${record.id} applied (restored since)`
+                : `sent again: the store holds other values than the row's (another writer changed it after run ${record.id} began, or a restore undid it)`,
             };
           const decision = decisions.get(n);
           if (decision === undefined) return outcome;
@@ -308,13 +354,16 @@ function lostWords(run: string, count: number, sinceStart: boolean): string {
   );
 }
 
-/** A unit the interrupted attempt sent whose key the store changed after the run began: done, not sent again. */
-function appliedBeforeInterrupt(run: string): Pick<Outcome, 'status' | 'errors' | 'action' | 'note'> {
+/**
+ * A unit the interrupted attempt sent whose key the store changed after the run began (`read`: to what it
+ * writes, the store read to tell): done, not sent again.
+ */
+function appliedBeforeInterrupt(run: string, read: boolean): Pick<Outcome, 'status' | 'errors' | 'action' | 'note'> {
   return {
     status: 'ok',
     errors: [],
     action: 'sent',
-    note: `applied by the interrupted attempt of run ${run} before the interrupt (the store changed it after the run began): not sent again`,
+    note: `applied by the interrupted attempt of run ${run} before the interrupt (the store changed it after the run began${read ? ', to what it writes' : ''}): not sent again`,
   };
 }
 

@@ -100,6 +100,7 @@ export async function runPipeline<P, R = never>(
     openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
       lostAttemptDid: job.lostAttemptDid,
       storeKeys: job.storeKeys,
+      holds: job.holds,
       choosesIds: job.withChosenId !== undefined,
       plannedRun: job.plannedAgainst?.(),
     }),

@@ -10,7 +10,6 @@ import type { Problem } from '../domain/problem.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
 import { scheduleEntryOf, type AdoptInput } from './adopt.js';
-import type { MemoryEntry } from './memory-lines.js';
 import { storedBefore, userChanges } from './user-changes.js';
 
 /** How many missing candidates a refusal names. */
@@ -23,21 +22,32 @@ type EntryOf<P> = AdoptInput<P>['entryOf'];
 /** How many differing fields a refusal names. */
 const FIELDS_NAMED = 3;
 
+/** What a local store's user record is read through. */
+type UserDirectory = Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>;
+
 /**
- * The fields of `user` the store's record does not hold as its request would set them (userChanges
- * against the store's whole record): a login is enabled unless the row disables it or the memory
- * keeps it disabled by examctl (`before`: the next night sends it enabled). The password is never
- * compared: the store keeps no value to compare it with.
+ * The fields `user`, sent as it is, would change on the local store (userChanges against the store's whole record: a
+ * field it leaves out keeps its value); null when the store does not hold the user. Never the password: the store
+ * keeps no value to compare it with.
  */
-function differingFields(
-  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>,
-  user: UserRequest,
-  before: MemoryEntry | undefined,
-): string[] | null {
+function fieldsNotHeld(directory: UserDirectory, user: UserRequest): string[] | null {
   const held = storedBefore(directory.storedUserOf(user.ExternalId), directory.membershipsOf(user.ExternalId));
   if (held === undefined) return null;
-  const sets = { ...user, DisableLogin: user.DisableLogin ?? before?.disabled === true };
-  return (userChanges(held, sets) ?? []).map((change) => change.field).filter((field) => field !== 'Password');
+  return (userChanges(held, user) ?? []).map((change) => change.field).filter((field) => field !== 'Password');
+}
+
+/** Whether the local store holds what `user` would write (docs/runs.md, "Applied before the interrupt"). */
+export function storeHoldsUser(directory: UserDirectory, user: UserRequest): boolean {
+  return fieldsNotHeld(directory, user)?.length === 0;
+}
+
+/** Whether the local store holds what `request` would write, judged as an upsert (LocalDirectory.scheduleChanges). */
+export function storeHoldsSchedule(
+  directory: Pick<LocalDirectory, 'scheduleChanges'>,
+  request: PreparedSchedule['request'],
+): boolean {
+  const compared = directory.scheduleChanges(request);
+  return compared !== null && 'changed' in compared && compared.changed.length === 0;
 }
 
 /**
@@ -46,7 +56,7 @@ function differingFields(
  */
 export function usersOnStore(
   entryOf: EntryOf<UserRequest>,
-  directory: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'> | null,
+  directory: UserDirectory | null,
   compare: boolean,
 ): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
@@ -56,7 +66,9 @@ export function usersOnStore(
     message: `not on the local store: ${never} (user sync sends it)`,
   };
   return (user, before) => {
-    const fields = differingFields(directory, user, before);
+    // A login is enabled unless the row disables it or the memory keeps it disabled by examctl (the next night sends
+    // it enabled).
+    const fields = fieldsNotHeld(directory, { ...user, DisableLogin: user.DisableLogin ?? before?.disabled === true });
     if (fields === null) return absent;
     if (!compare || fields.length === 0) return entryOf(user, before);
     return otherValues(fields, 'this row', 'user sync sends it');

@@ -159,6 +159,86 @@ describe('a killed user sync on a local store, resumed', () => {
   });
 });
 
+describe('another writer between a kill and its resume, on a local store', () => {
+  it('a key it changed is sent again (on record but never applied, or applied and answered): the store holds the run file’s values; what the attempt applied is not sent again', async () => {
+    const ids = range('aw', 600);
+    await writeUsersCsv(join(dir, 'users.csv'), ids);
+    // Killed once 500 rows are on record as sent (the answers before them written with them): the first
+    // rows answered, some applied since with no answer recorded, the rest sent ahead, not applied.
+    expect(await killAt(['user', 'sync', '--file', 'users.csv'], 'sent:500')).toBe(true);
+    const killed = await showLast();
+    const answeredBefore = killed.items.filter((item) => item.status === 'ok').length;
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const held = new Set(
+      storeRecords('Users').flatMap((user) => (user.ExternalId?.startsWith('aw-') ? [user.ExternalId] : [])),
+    );
+    // Put on record as sent ahead of the kill (docs/runs.md, "Sent ahead"), not applied: the other writer's.
+    const other = ids.find((id, i) => i > answeredBefore + 20 && !held.has(id))!;
+    expect(killed.items.find((item) => item.id === other)?.errors[0]?.message).toMatch(/it may have been applied/);
+    // Applied and answered before the kill: its outcome is kept, though the other writer changed it.
+    const answered = ids[0]!;
+    expect(killed.items.find((item) => item.id === answered)?.status).toBe('ok');
+    const row = (id: string) => `${id},Other,Writer,${id}@example.test,name-${id},Candidate`;
+    writeFileSync(
+      join(dir, 'other.csv'),
+      `ExternalId,FirstName,LastName,Email,UserName,Role\n${row(other)}\n${row(answered)}\n`,
+    );
+    const written = await examctl(
+      ['user', 'sync', '--file', 'other.csv', '--sync-dir', join(dir, 'other-memory')],
+      dir,
+      env,
+    );
+    expect(written.code, written.stderr).toBe(0);
+    const resumed = await examctl(['--yes', 'runs', 'resume', killed.run, '--over-later-runs'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = JSON.parse((await examctl(['--json', 'runs', 'show', killed.run], dir, env)).stdout) as ShownReport;
+    expect(report.summary).toMatchObject({ total: 600, ok: 600, failed: 0 });
+    const notes = (id: string) => report.items.find((item) => item.id === id)?.note ?? '';
+    expect(notes(other)).not.toMatch(/applied by the interrupted attempt/);
+    expect(notes(answered)).toMatch(/sent again: the store holds other values than the row's/);
+    expect(notes(ids[1]!)).not.toMatch(/sent again/);
+    // The keys the killed attempt applied after its last answer stand, not sent again.
+    const applied = report.items.filter((item) => /applied by the interrupted attempt/.test(item.note ?? ''));
+    expect(applied.length).toBe(held.size - answeredBefore);
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    for (const id of [other, answered]) {
+      const user = storeRecords('Users').find((one) => one.ExternalId === id) as { FirstName?: string };
+      expect(user.FirstName).toBe(`First ${id}`);
+    }
+  });
+});
+
+describe('another writer creates a schedule a killed schedule push (Upsert false) had on record but never applied', () => {
+  it('the resume does not take it for the run’s: its create is refused as existing and reported so, exit 1', async () => {
+    const header =
+      'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+    const row = (s: number, title: string) =>
+      `S-W-${s},A-MATH-1,${title} ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-W-${s},Group ${s},stu-w${s},Ann,Lee,ann${s}@students.example.test`;
+    const count = 400;
+    writeFileSync(
+      join(dir, 'sittings.csv'),
+      `${[header, ...Array.from({ length: count }, (_, s) => row(s, 'Sitting'))].join('\n')}\n`,
+    );
+    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv'], 'sent:350')).toBe(true);
+    const killed = await showLast();
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const held = new Set(storeRecords('Schedules').map((schedule) => schedule.ScheduleExtId));
+    const other = Array.from({ length: count }, (_, s) => s).find((s) => s > 20 && !held.has(`S-W-${s}`))!;
+    expect(killed.items.find((item) => item.id === `S-W-${other}`)?.errors[0]?.message).toMatch(
+      /it may have been applied/,
+    );
+    writeFileSync(join(dir, 'other.csv'), `${header}\n${row(other, 'Another')}\n`);
+    const written = await examctl(['schedule', 'push', '--file', 'other.csv'], dir, env);
+    expect(written.code, written.stderr).toBe(0);
+    const resumed = await examctl(['--yes', 'runs', 'resume', killed.run, '--over-later-runs'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    const report = JSON.parse((await examctl(['--json', 'runs', 'show', killed.run], dir, env)).stdout) as ShownReport;
+    const failed = report.items.filter((item) => item.status === 'failed');
+    expect(failed.map((item) => item.id)).toEqual([`S-W-${other}`]);
+    expect(failed[0]!.note).toMatch(/may have created it, or it existed before the run/);
+  });
+});
+
 describe('honest ends', () => {
   it('a closed stdout (EPIPE) ends like Ctrl-C: exit 141, the report written, the run resumable', async () => {
     await writeUsersCsv(join(dir, 'big.csv'), range('p', 2000));

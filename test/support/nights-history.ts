@@ -7,8 +7,9 @@
  * a `kill -9` just before its end leaves on disk: its journal and memory without their end, so no end
  * head either; test/durability/killed-night-restored.test.ts kills a spawned run), `runs resume` and second
  * resumes, copies of the store and of the memory taken between nights or in the middle of one,
- * restores to them (by copy, and in place: rm then copy), compactions. On the local store, and
- * through `local serve` (the remote client against the store served in this process).
+ * restores to them (by copy, and in place: rm then copy), compactions, and on the local store another writer (a
+ * `user sync` or `schedule push --upsert` of another file, with a memory of its own) between any two of them. On the
+ * local store, and through `local serve` (the remote client against the store served in this process).
  *
  * After every run that ends, the store holds what its file says; no request sends a schedule the
  * store already holds, nor a user as the memory last acknowledged it that the store did not change
@@ -59,7 +60,12 @@ type Step =
   /** The store compacted (its heads kept through it). */
   | { t: 'compact' }
   /** A restore of the store or of the memory; `fresh`: on a runner without the runs directory (a CI cache restored). */
-  | { t: 'restore'; of: 'store' | 'memory'; copy: number; inPlace: boolean; fresh: boolean };
+  | { t: 'restore'; of: 'store' | 'memory'; copy: number; inPlace: boolean; fresh: boolean }
+  /**
+   * Another writer: a run of `file` with a memory of its own, on the local store only (through `local serve` a resume
+   * cannot read the store, so it takes another writer's change of a key it had in flight for its own: docs/runs.md).
+   */
+  | { t: 'other'; kind: 'users' | 'upsert'; file: number[] };
 
 const users = (file: number[], stop: number | null = null, copyAt: number | null = null, kill = false): Step => ({
   t: 'night',
@@ -216,6 +222,17 @@ export const FOUND: Step[][] = [
   ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
+  // A night stopped at its first request, another writer renames every user, the resume: the rows the night had in
+  // flight are sent again (the store holds other values than they write), so the store holds the night's F0.
+  [users([0, 0, 0], 1), { t: 'other', kind: 'users', file: [2, 2, 2] }, { t: 'resume', stop: null }],
+  // A night that found every row unchanged, killed as it ends, another writer renames u2, the resume: u2, kept as
+  // unchanged, is sent again (the store holds other values than the row's), so the store holds F0.
+  [
+    users([0, 0, 0]),
+    users([0, 0, 0], null, null, true),
+    { t: 'other', kind: 'users', file: [0, 0, 1] },
+    { t: 'resume', stop: null },
+  ],
 ];
 
 /** Records per night. */
@@ -253,6 +270,14 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
     { weight: 2, arbitrary: fc.record({ t: fc.constant('copy' as const) }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('compact' as const) }) },
     {
+      weight: 2,
+      arbitrary: fc.record({
+        t: fc.constant('other' as const),
+        kind: fc.constantFrom('users' as const, 'upsert' as const),
+        file: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: RECORDS, maxLength: RECORDS }),
+      }),
+    },
+    {
       weight: 3,
       arbitrary: fc.record({
         t: fc.constant('restore' as const),
@@ -267,7 +292,7 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
 );
 
 /** What the histories did, in all: each kind of step must have happened. */
-const tally = { requests: 0, schedules: 0, rewrites: 0, resumes: 0, restores: 0, stopped: 0, killed: 0 };
+const tally = { requests: 0, schedules: 0, rewrites: 0, resumes: 0, restores: 0, stopped: 0, killed: 0, others: 0 };
 
 let root = '';
 let template = '';
@@ -376,7 +401,10 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   const mayResend = new Set<string>();
   /** The newest run, its records and file, and whether it ended. */
   // `memoryRestored`: the memory was put back since the run began, so a resume may be refused (E2501: docs/runs.md).
-  let newest: { run: string; keys: string[]; values: string[]; ended: boolean; memoryRestored?: boolean } | undefined;
+  // `overOthers`: another writer ran since, so a resume goes over its later run (--over-later-runs: docs/runs.md).
+  let newest:
+    | { run: string; keys: string[]; values: string[]; ended: boolean; memoryRestored?: boolean; overOthers?: boolean }
+    | undefined;
   let server: RunningServer | undefined;
   let port = 0;
   let closeEngine: (() => Promise<void>) | undefined;
@@ -535,10 +563,26 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
           'resume',
           newest.run,
           ...(served ? ['--base-url', `http://127.0.0.1:${port}`, ...ONE_AT_A_TIME] : []),
+          ...(newest.overOthers ? ['--over-later-runs'] : []),
         ];
         const refusable = newest.memoryRestored ? 'E2501' : undefined;
         newest.ended = (await attempt(args, newest.keys, newest.values, step.stop, null, refusable, step.kill)).ended;
         tally.resumes++;
+      } else if (step.t === 'other' && !served) {
+        // Not watched: its requests are not this population's. What it changed, the next run may send again.
+        const name = `other${index}.csv`;
+        const records = recordsOf(step.kind, index);
+        writeFileSync(join(dir, name), records.text(step.file));
+        const other = [...records.args(name).filter((arg) => arg !== '--changed-only'), '--sync-dir', 'other-synced'];
+        const done = await cli(dir, [...other, ...target()]);
+        expect(done.code, done.stderr).toBe(0);
+        for (const [key, value] of await storeValues(store))
+          if (values.get(key) !== value) {
+            values.set(key, value);
+            mayResend.add(key);
+          }
+        if (newest !== undefined) newest.overOthers = true;
+        tally.others++;
       } else if (step.t === 'copy') {
         copy('store');
         copy('memory');
@@ -598,9 +642,10 @@ export async function checkHistories(served: boolean, count: number, examples: S
     fc.asyncProperty(steps, (each) => history(served, each)),
     { numRuns: count, examples: examples.map((found) => [found]) },
   );
-  // Every kind of step happened, and the requests were counted where they arrive.
+  // Every kind of step happened (another writer on the local store only), and the requests were counted where they
+  // arrive.
   expect(
-    Object.values(tally).every((count) => count > 0),
+    Object.entries(tally).every(([kind, count]) => count > 0 || (served && kind === 'others')),
     JSON.stringify(tally),
   ).toBe(true);
 }

@@ -1,6 +1,7 @@
 import type { PreparedSchedule } from '../../domain/index.js';
 import { isGiven } from '../../domain/field-rules.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
+import { storeHoldsSchedule } from '../../sync/adopt-sittings.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { commandName } from '../command-declaration.js';
@@ -117,6 +118,8 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/schedule'),
     storeKeys: 'schedules',
+    holds: (directory, payload, key) =>
+      storeHoldsSchedule(directory, (withChosenScheduleId(payload, key) ?? payload).request),
     withChosenId: withChosenScheduleId,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.

@@ -24,6 +24,7 @@ import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
+import { storeHoldsUser } from '../../sync/adopt-sittings.js';
 import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
@@ -142,6 +143,7 @@ async function syncFile(
       : {}),
     ...memory.hooks(),
     storeKeys: 'users',
+    holds: (directory, user) => storeHoldsUser(directory, user),
     send: async (api, user, options) =>
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
