@@ -152,13 +152,13 @@ export async function permissionsCheck(
 ): Promise<DoctorCheck> {
   const [
     { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces },
-    { configDir, configPath, expandPath, loadConfig },
+    { configDir, configPath, expandPath, runConfig },
     { resolveRunsDir },
   ] = await Promise.all([import('./loose-permissions.js'), import('./config-file.js'), import('../runs/runs-dir.js')]);
-  const config = await loadConfig(deps.env).catch(() => undefined);
+  const config = await runConfig(deps).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('./settings.js');
-  const profileFile = (await resolveSettings(options, deps.env).catch(() => undefined))?.record?.tokenFile;
+  const profileFile = (await resolveSettings(options, deps).catch(() => undefined))?.record?.tokenFile;
   const tokenFile =
     tokenFileUsed ??
     (flagFile !== undefined

@@ -173,7 +173,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
-  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
+  const settings = await resolveSettings(options, deps, deps.runProfile, deps.cwd);
   // A remote's URL (even empty) or token beside a local target; a profile's beside its local engine.
   const { record } = settings;
   const kept = settings.target.from.startsWith('profile ') && (record?.tokenFile ?? record?.token) !== undefined;
@@ -188,7 +188,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (settings.target.value === 'remote') {
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
-    const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
+    const remote = await remoteTargetOf(settings, { ...deps, tokenFile: options.tokenFile });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');

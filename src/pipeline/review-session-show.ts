@@ -43,7 +43,7 @@ export async function outputSettings(
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
 ) {
-  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
+  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps);
   return {
     times: {
       timezone: settingText(values.timezone, 'timezone'),
