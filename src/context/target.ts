@@ -393,6 +393,21 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   return api ?? noStoreYet();
 };
 
+/**
+ * The target opened for a read (`review-session show`): an existing local store read-only, without the lock
+ * (docs/store.md, "What a read sees"), so a store the user cannot write is read too; only a missing one is
+ * created, not in a dry run (exit 2, nothing to read).
+ */
+export async function openToRead(target: ResolvedTarget, dryRun: boolean, deps: CommandDeps): Promise<IntegrationApi> {
+  const readOnly = target.kind === 'local' && (dryRun || (await storeExists(target.store)));
+  const api = await (deps.openApi ?? openTargetApi)(target, { dryRun: readOnly, deps });
+  if (api === null)
+    throw new UsageError(
+      `no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`,
+    );
+  return api;
+}
+
 /** A local store's instance id as it is (none: not a local store, or none recorded). */
 export async function storeInstance(target: ReportTarget): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;

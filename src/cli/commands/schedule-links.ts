@@ -53,10 +53,8 @@ async function listLinks(
   } else if (format === 'csv') {
     await deps.stdout.write(dataForStdout(withUtf8Bom(linksCsv(links), options.bom !== false), deps.stdoutIsTTY));
   } else {
-    const { colorEnabled } = await import('../../terminal/table-format.js');
-    const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
-    const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(await linksTable(links, { color, width }));
+    const { stdoutTableStyle } = await import('../../terminal/table-format.js');
+    await deps.stdout.write(await linksTable(links, stdoutTableStyle(deps)));
   }
   const count = links.Candidates.length;
   // The id and the title come from the store or the service: gated like every such text.
