@@ -16,6 +16,7 @@ import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/r
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi, StoreHead } from '../port/integration-api.js';
+import type { OpenDirectory } from '../port/local-directory.js';
 import type { StoreDiscovery } from './store-discovery.js';
 import { givenSyncDir, isStateAddress } from './state-http.js';
 
@@ -406,6 +407,18 @@ export async function openToRead(target: ResolvedTarget, dryRun: boolean, deps: 
       `no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`,
     );
   return api;
+}
+
+/** Read-only and never created: a missing store has no links (the demo world's would mislead). */
+export async function openStoreDirectory(store: string): Promise<OpenDirectory> {
+  const { openLocalTarget } = await import('../engine/local-target.js');
+  const engine = await openLocalTarget(store, { dryRun: true });
+  if (engine === null) {
+    throw new UsageError(
+      `no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`,
+    );
+  }
+  return engine;
 }
 
 /** A local store's instance id as it is (none: not a local store, or none recorded). */
