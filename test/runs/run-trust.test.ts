@@ -100,7 +100,7 @@ describe('runs of another user, or in a directory others can write, are never us
     // The newest interrupted run of *this* user is what `runs resume` takes; another's is passed over.
     const byDefault = await cli(['--yes', 'runs', 'resume'], env, OTHER_USER);
     expect(byDefault.code).toBe(0);
-    expect(byDefault.stderr).toContain(`resume in ${runsDir}: nothing to do`);
+    expect(byDefault.stderr).toContain(`in ${runsDir}: nothing`);
     const shown = await cli(['runs', 'show', id], env, OTHER_USER);
     expect(shown.code).toBe(2);
     expect(shown.stderr).toMatch(/owned by uid/);
