@@ -8,6 +8,7 @@ import { buildProgram, textOnlyError } from './command-tree.js';
 import { pathOf } from './command-help.js';
 import { COMMANDS } from './program.js';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
+import type { ExamctlConfig } from '../context/config-file.js';
 
 /**
  * Runs examctl on argv and returns the exit code: typed errors as `examctl: <code>: <message>` with their exit
@@ -32,7 +33,15 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   // run already wrote its report there (which then says why it stopped).
   let stdoutWritten = false;
   const outer = deps.stdoutIsTTY === true ? { ...deps, stdout: terminalStdout(deps.stdout) } : deps;
-  deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
+  // The config file is read once per run, when a setting is first asked for (never for help or a refusal of argv).
+  let config: Promise<ExamctlConfig> | undefined;
+  const { env } = deps;
+  deps = {
+    ...deps,
+    config:
+      deps.config ?? (() => (config ??= import('../context/config-file.js').then((file) => file.loadConfig(env)))),
+    stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) },
+  };
   const wantsJson = jsonRequested(argv);
   const failWith = async (error: unknown, code: number): Promise<number> => {
     if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {

@@ -30,6 +30,8 @@ export interface CommandDeps {
   stdout: TextSink;
   stderr: TextSink;
   env: Env;
+  /** The run's one read of the config file (run-cli.ts): a file replaced mid-run does not give it two settings. */
+  config?: import('./config-file.js').ConfigRead;
   /** Wall clock for messages; the local engine's clock comes from EXAMCTL_NOW via the env. */
   now: () => Date;
   /** True when a person can answer prompts (stdin and stderr are terminals). */

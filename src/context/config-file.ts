@@ -100,6 +100,21 @@ export function configPath(env: Env = process.env): string {
   return path.join(configDir(env), 'config.json');
 }
 
+/** The config file as one run reads it: read at the first call, the same answer (or refusal) after. */
+export type ConfigRead = () => Promise<ExamctlConfig>;
+
+/** What a run's settings are read from: its environment and, in a run, its one read of the config file. */
+export interface ConfigSource {
+  env: Env;
+  /** Absent (a test, a helper outside a run): the file is read at each call. */
+  config?: ConfigRead;
+}
+
+/** The run's config file: its one read, else the file as it is now. */
+export function runConfig(source: ConfigSource): Promise<ExamctlConfig> {
+  return source.config?.() ?? loadConfig(source.env);
+}
+
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
 export async function loadConfig(env: Env = process.env, toChange = false): Promise<ExamctlConfig> {
   const file = configPath(env);

@@ -7,7 +7,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import { goneStore, memoryPlaceOf, namedStorePath } from './target.js';
 import { TOKEN_SOURCE_WORDS } from './remote-settings.js';
 import { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces } from './loose-permissions.js';
-import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
+import { configDir, configPath, expandPath, runConfig } from './config-file.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import {
   authorisedVerdict,
@@ -153,10 +153,10 @@ export async function permissionsCheck(
   store: string | undefined,
   tokenFileUsed: string | undefined,
 ): Promise<DoctorCheck> {
-  const config = await loadConfig(deps.env).catch(() => undefined);
+  const config = await runConfig(deps).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('./settings.js');
-  const profileFile = (await resolveSettings(options, deps.env).catch(() => undefined))?.record?.tokenFile;
+  const profileFile = (await resolveSettings(options, deps).catch(() => undefined))?.record?.tokenFile;
   const tokenFile =
     tokenFileUsed ??
     (flagFile !== undefined

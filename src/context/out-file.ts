@@ -8,7 +8,7 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
+import { configDir, configPath, expandPath, runConfig } from './config-file.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { bomOf } from '../input/text-source.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -85,7 +85,7 @@ export async function assertNotRead(
   const refused = (words: string) =>
     Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
   // Every profile's (`login` keeps tokens in the config folder), a replayed run's.
-  const profiles = Object.entries((await loadConfig(deps.env).catch(() => undefined))?.profiles ?? {});
+  const profiles = Object.entries((await runConfig(deps).catch(() => undefined))?.profiles ?? {});
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [

@@ -1,6 +1,13 @@
 import { rememberSecret } from '../domain/known-secrets.js';
 import { UsageError } from '../system/errors.js';
-import { configDir, configPath, expandPath, loadConfig, TOKEN_FILE_MAX_BYTES } from './config-file.js';
+import {
+  configDir,
+  configPath,
+  expandPath,
+  runConfig,
+  TOKEN_FILE_MAX_BYTES,
+  type ConfigSource,
+} from './config-file.js';
 import type { RunSettings } from './settings.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
@@ -11,7 +18,8 @@ import type { Env } from '../system/env-values.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 
 /** The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a relative --token-file. */
-export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> & { env: Env; cwd?: string };
+export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> &
+  ConfigSource & { cwd?: string };
 
 export type TokenSource = 'token-file' | 'env' | 'profile-file' | 'profile';
 
@@ -44,7 +52,7 @@ export const NO_BASE_URL_MESSAGE =
 export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<RemoteTarget | undefined> {
   const { resolveSettings } = await import('./settings.js');
   return remoteTargetOf(
-    await resolveSettings({ target: 'remote', baseUrl: input.baseUrl, profile: input.profile }, input.env),
+    await resolveSettings({ target: 'remote', baseUrl: input.baseUrl, profile: input.profile }, input),
     input,
   );
 }
@@ -56,11 +64,11 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
  */
 export async function remoteTargetOf(
   settings: RunSettings,
-  input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>,
+  input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'config' | 'cwd'>,
 ): Promise<RemoteTarget | undefined> {
   const { env } = input;
   const warnings: string[] = [];
-  const config = await loadConfig(env);
+  const config = await runConfig(input);
   const exposed = await configTokenExposed(
     configPath(env),
     Object.values(config.profiles).some((entry) => entry.token !== undefined),

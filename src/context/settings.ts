@@ -3,7 +3,15 @@ import { UsageError } from '../system/errors.js';
 import { secretFreeUrl } from '../api/url-policy.js';
 import { redactUrl } from '../domain/problem.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
-import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type ProfileDefaults } from './config-file.js';
+import {
+  configDir,
+  profileNamed,
+  runConfig,
+  sameUrl,
+  type ConfigSource,
+  type Profile,
+  type ProfileDefaults,
+} from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
 import { flagOf } from '../runs/recorded-options.js';
 import type { RecordKind } from '../domain/columns.js';
@@ -79,11 +87,12 @@ export interface RunSettings {
  */
 export async function resolveSettings(
   flags: SettingFlags,
-  env: Env,
+  source: ConfigSource,
   replay?: ActiveProfile | null,
   cwd?: string,
 ): Promise<RunSettings> {
-  const config = await loadConfig(env);
+  const { env } = source;
+  const config = await runConfig(source);
   // Set but blank (a script's unset variable), like an empty --profile: no choice of the default.
   if (flags.profile === undefined && env.EXAMCTL_PROFILE !== undefined && nonEmpty(env.EXAMCTL_PROFILE) === undefined) {
     throw new UsageError('EXAMCTL_PROFILE is set but empty: name a profile, or unset it');

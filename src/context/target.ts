@@ -23,6 +23,7 @@ import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/r
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi, StoreHead } from '../port/integration-api.js';
+import type { OpenDirectory } from '../port/local-directory.js';
 import type { StoreDiscovery } from './store-discovery.js';
 import { givenSyncDir, isStateAddress } from './state-http.js';
 import { parseBaseUrl } from '../api/url-policy.js';
@@ -177,7 +178,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
-  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
+  const settings = await resolveSettings(options, deps, deps.runProfile, deps.cwd);
   // A remote's URL (even empty) or token beside a local target; a profile's beside its local engine.
   const { record } = settings;
   const kept = settings.target.from.startsWith('profile ') && (record?.tokenFile ?? record?.token) !== undefined;
@@ -191,7 +192,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   let passed = '';
   if (settings.target.value === 'remote') {
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
-    const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
+    const remote = await remoteTargetOf(settings, { ...deps, tokenFile: options.tokenFile });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
@@ -394,6 +395,33 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   // None: it went away since.
   return api ?? noStoreYet();
 };
+
+/**
+ * The target opened for a read (`review-session show`): an existing local store read-only, without the lock
+ * (docs/store.md, "What a read sees"), so a store the user cannot write is read too; only a missing one is
+ * created, not in a dry run (exit 2, nothing to read).
+ */
+export async function openToRead(target: ResolvedTarget, dryRun: boolean, deps: CommandDeps): Promise<IntegrationApi> {
+  const readOnly = target.kind === 'local' && (dryRun || (await storeExists(target.store)));
+  const api = await (deps.openApi ?? openTargetApi)(target, { dryRun: readOnly, deps });
+  if (api === null)
+    throw new UsageError(
+      `no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`,
+    );
+  return api;
+}
+
+/** Read-only and never created: a missing store has no links (the demo world's would mislead). */
+export async function openStoreDirectory(store: string): Promise<OpenDirectory> {
+  const { openLocalTarget } = await import('../engine/local-target.js');
+  const engine = await openLocalTarget(store, { dryRun: true });
+  if (engine === null) {
+    throw new UsageError(
+      `no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`,
+    );
+  }
+  return engine;
+}
 
 /** A local store's instance id as it is (none: not a local store, or none recorded). */
 export async function storeInstance(target: ReportTarget): Promise<string | undefined> {

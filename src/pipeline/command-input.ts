@@ -35,7 +35,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
-  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
+  const settings = await resolveSettings(options, deps, deps.runProfile, deps.cwd);
   const profile = settings.profile;
   let profileFile;
   if (profile !== undefined) {
@@ -98,7 +98,7 @@ export async function reportDates(
   options: InputFlagOptions,
   deps: CommandDeps,
 ): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
-  const values = (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values;
+  const values = (await resolveSettings(options, deps, deps.runProfile).catch(() => undefined))?.values;
   const timeZone = values?.timezone?.value;
   const format = values?.dateFormat?.value;
   const parsed = format === undefined ? undefined : parseDateFormat(format);
@@ -192,7 +192,7 @@ export function readInput(
     // The flag, else the profile's (config set-profile --ignore-unknown-columns).
     const ignoreUnknown =
       ignoreUnknownColumns ||
-      (await resolveSettings(options, deps.env, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
+      (await resolveSettings(options, deps, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
     const timeZone = shaping.dates.timeZone;
     // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;

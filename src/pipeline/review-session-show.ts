@@ -6,60 +6,162 @@ import { pinsRedacted } from '../api/redaction.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import { sessionShapeProblem } from '../domain/review-session.js';
 import { formatCount } from '../formats/number-format.js';
-import type { OutputTimes } from '../report/output-times.js';
+import { readOutputTimes, type OutputTimes } from '../report/output-times.js';
 import type { TimeSettings } from '../domain/local-time.js';
 import { resolveSettings, settingText, type SettingFlags } from '../context/settings.js';
 import type { TablesWritten } from '../report/xlsx-report-writer.js';
 import { cutCellsWords } from '../report/xlsx-workbook.js';
-import type { CommandDeps } from '../context/command-deps.js';
+import { printJson, type CommandDeps } from '../context/command-deps.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import { openToRead } from '../context/target.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { describeTarget } from '../report/report-writers.js';
+import { pathSegment } from '../api/url-policy.js';
+import { LineSplitter, SpoolSink } from '../system/text-sink.js';
+import { inOrderAhead } from '../system/in-order-ahead.js';
+import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { say } from '../formats/terminal-text.js';
 import * as cells from '../report/review-session-csv.js';
 import { displayNameOf, inputPathOf, refuseTooLong, sayOnce, type SheetFlagOptions } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
 /*
- * `examctl review-session show`'s decisions (docs/cli.md, "review-session show"): the output
- * settings, the ids asked for, each session read, and each output's view (the table, the workbook, what was cut).
+ * `examctl review-session show` (docs/cli.md, "review-session show"): the output settings, the ids asked for,
+ * each session read, and each output's view (the table, the workbook, what was cut).
  */
 
-/** The flags `outputSettings` reads. */
-type OutputFlags = Pick<SettingFlags, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>;
+/** `review-session show`'s own flags (src/cli/commands/review-session-show.options.ts). */
+export type ShowFlags = Pick<SettingFlags, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'> &
+  SheetFlagOptions & {
+    externalIds?: string[];
+    file?: string;
+    output?: 'table' | 'json' | 'csv' | 'ndjson' | 'xlsx';
+    showPin?: boolean;
+    bom?: boolean;
+  };
+
+/**
+ * Shows the sessions asked for, read at most --concurrency ahead in the order asked: the table a session at a
+ * time as it comes, or one file of all their rows (json, ndjson, csv, xlsx), spooled until all are read. One
+ * session's failure with --json is its error document on `outer`, the stdout before --out.
+ */
+export async function showReviewSessions(
+  flags: ShowFlags,
+  globals: GlobalOptions,
+  targetOf: TargetOf,
+  deps: CommandDeps,
+  outer: CommandDeps,
+): Promise<number> {
+  const showPin = flags.showPin === true;
+  const format = flags.output === 'xlsx' ? 'xlsx' : globals.json === true ? 'json' : (flags.output ?? 'table');
+  // Each flag, else the profile's key: the admin's zone and date format serve both ways, so a profile that reads
+  // the exports in Europe/London shows the results there too (docs/cli.md, "review-session show").
+  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps);
+  const times = {
+    timezone: settingText(values.timezone, 'timezone'),
+    dateFormat: settingText(values.dateFormat, 'dateFormat'),
+  };
+  const ids = await idsOf(flags, deps);
+  const several = ids.length > 1 || flags.file !== undefined;
+  // The times as asked, else this computer's zone: checked before the target is read (exit 2, nothing asked).
+  const reading = readOutputTimes(times, systemTimeZone(deps.env));
+  if (!reading.ok) throw new UsageError(reading.message);
+  const tableTimes = reading.times;
+  const timesFrom = timesFromOf(times, profile?.name);
+  // Text files and scripts get the times as sent unless a flag or the profile asks; wall times (a date format,
+  // a workbook's date cells) name no zone: they are in the table's zone, said on stderr.
+  const zoneGiven = times.timezone !== undefined;
+  const wallTimes = times.dateFormat !== undefined || format === 'xlsx';
+  const target = await targetOf();
+  if (target.kind === 'remote') for (const id of ids) pathSegment(id, 'review-session show: the review session id');
+  const api = await openToRead(target, globals.dryRun === true, deps);
+  const where = describeTarget(target.report);
+  const columns = new cells.ResultColumns();
+  const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as cells.SessionOutcome)));
+  let only: cells.SessionOutcome | undefined;
+  let views = 0;
+  const redacted = { fields: 0 };
+  let written: (outcome: cells.SessionOutcome) => Promise<void>;
+  try {
+    // Memory holds the sessions read ahead of the one written, however many are asked.
+    const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin, several, redacted))) {
+      columns.add(outcome);
+      if ('error' in outcome)
+        await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
+      if (!several) only = outcome;
+      else if (format !== 'table') await spool.write(`${JSON.stringify(outcome)}\n`);
+      if (format === 'table' && 'session' in outcome)
+        await deps.stdout.write(
+          (views++ === 0 ? '' : '\n') + (await tableView(outcome.session, showPin, tableTimes, timesFrom, deps)),
+        );
+    }
+  } catch (error) {
+    await spool.discard();
+    throw error;
+  } finally {
+    await api.close();
+  }
+  if (only !== undefined && 'error' in only) {
+    if (format === 'json')
+      await printJson(outer, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
+    return 1;
+  }
+  if (format === 'json' && only !== undefined) await printJson(deps, only.session, 2);
+  else if (format !== 'table') {
+    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
+    const zoneColumn = times.dateFormat !== undefined && format !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
+    const layout = columns.layout({ pinColumn: showPin, sessionColumn: several, ...zoneColumn });
+    const eachTable: cells.EachTable = async (write) => {
+      written = async (outcome) => write(cells.outcomeTable(outcome, layout));
+      if (only !== undefined) await written(only);
+      await spool.commit();
+    };
+    // The spool discarded also when the workbook is refused before the commit (a terminal).
+    if (format === 'xlsx')
+      await writeXlsx(
+        layout.header,
+        columns.results + columns.failed,
+        eachTable,
+        tableTimes,
+        timesFrom,
+        ids,
+        deps,
+      ).finally(() => spool.discard());
+    else {
+      const textOptions = {
+        decimalComma: values.decimalSeparator?.value === ',',
+        times: zoneGiven || wallTimes ? tableTimes : undefined,
+        delimiter: values.delimiter?.value,
+        bom: flags.bom,
+      };
+      await cells.writeTextRows(format, eachTable, layout.header, textOptions, deps.stdout, deps.stdoutIsTTY);
+    }
+    // A file's wall times in a zone nobody named: which one, since the file cannot say.
+    if (!zoneGiven && wallTimes)
+      await say(deps, `times in ${tableTimes.zone} (this computer's zone; --timezone to change)`);
+  }
+  if (redacted.fields > 0) await say(deps, `PIN [redacted] in ${formatCount(redacted.fields)} free-text field(s)`);
+  if (!several) await say(deps, `review session ${ids[0]} from ${where}`);
+  else {
+    const read = `${formatCount(ids.length - columns.failed)} read (${formatCount(columns.results)} results)`;
+    const failures =
+      columns.failed === 0 ? '' : `, ${formatCount(columns.failed)} failed (one row each, with its error)`;
+    await say(deps, `${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`);
+  }
+  return columns.failed === 0 ? 0 : 1;
+}
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
-export function systemTimeZone(env: Env): string {
+function systemTimeZone(env: Env): string {
   const tz = env['TZ']?.replace(/^:/, '');
   if (tz !== undefined && tz !== '' && isKnownTimeZone(tz)) return tz;
   const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone;
   return typeof resolved === 'string' && isKnownTimeZone(resolved) ? resolved : 'UTC';
 }
 
-/**
- * The output settings: each flag, else the profile's key (docs/cli.md, "review-session show"):
- * the admin's zone and date format serve both ways, so a profile that reads the exports in
- * Europe/London shows the results there too.
- */
-export async function outputSettings(
-  flags: OutputFlags,
-  globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
-  deps: CommandDeps,
-) {
-  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
-  return {
-    times: {
-      timezone: settingText(values.timezone, 'timezone'),
-      dateFormat: settingText(values.dateFormat, 'dateFormat'),
-    },
-    delimiter: values.delimiter?.value,
-    decimalSeparator: values.decimalSeparator?.value,
-    profile: profile?.name,
-  };
-}
-
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
-export async function idsOf(
-  options: { externalIds?: string[]; file?: string } & SheetFlagOptions,
-  deps: CommandDeps,
-): Promise<string[]> {
+async function idsOf(options: ShowFlags, deps: CommandDeps): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];
   for (const id of ids) refuseTooLong(id, 'review-session show');
   if (options.file !== undefined) {
@@ -84,42 +186,38 @@ export async function idsOf(
 }
 
 /** One session as the table shows it (docs/human.md), fitted to stdout's width. */
-export async function tableView(
+async function tableView(
   session: ReviewSession,
-  options: { showPin?: boolean },
+  showPin: boolean,
   times: OutputTimes,
-  settings: { times: TimeSettings; profile?: string },
+  timesFrom: string,
   deps: CommandDeps,
 ): Promise<string> {
   const { renderReviewSession } = await import('../terminal/review-session-view.js');
-  const { colorEnabled } = await import('../terminal/table-format.js');
-  // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
-  const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
-  const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-  const timesFrom = timesFromOf(settings);
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
+  const { stdoutTableStyle } = await import('../terminal/table-format.js');
+  return renderReviewSession(session, { ...stdoutTableStyle(deps), showPin, times, timesFrom });
 }
 
 /** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
-export function timesFromOf(settings: { times: TimeSettings; profile?: string }): string {
-  const zoneFrom = settings.times.timezone?.origin;
+function timesFromOf(times: TimeSettings, profile: string | undefined): string {
+  const zoneFrom = times.timezone?.origin;
   if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
-  return zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+  return zoneFrom.startsWith('profile ') ? `profile ${profile ?? ''}` : zoneFrom;
 }
 
 /**
- * The table as a typed workbook on stdout (or --out), its times as docs/cli.md, "Times" says.
- * The rows go into the sheet a session at a time (`eachTable`).
+ * The table as a typed workbook on stdout (or --out), its times as docs/cli.md, "Times" says, and what did not
+ * fit it said on stderr. The rows go into the sheet a session at a time (`eachTable`).
  */
-export async function writeXlsx(
+async function writeXlsx(
   header: string[],
   rowCount: number,
-  eachTable: (write: (table: cells.ResultsTable) => void | Promise<void>) => Promise<void>,
+  eachTable: cells.EachTable,
   times: OutputTimes,
   timesFrom: string,
   ids: readonly string[],
   deps: CommandDeps,
-): Promise<TablesWritten> {
+): Promise<void> {
   const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
   const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../report/xlsx-report-writer.js'),
@@ -146,30 +244,29 @@ export async function writeXlsx(
     await sheet.end();
     written = await workbook.finish();
   });
-  return written as TablesWritten;
+  await warnCut(written as TablesWritten, deps);
 }
 
 /** What did not fit Excel's limits, said on stderr: the workbook holds the markers. */
-export async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
-  const lines: string[] = [];
-  if (cut.cutCells.count > 0) lines.push(cutCellsWords(cut.cutCells, " of the service's answer"));
+async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
+  if (cut.cutCells.count > 0) await say(deps, `warning: ${cutCellsWords(cut.cutCells, " of the service's answer")}`);
   for (const [count, what, where] of [
     [cut.cutColumns, 'columns', 'column'],
     [cut.cutRows, 'results', 'row'],
   ] as const) {
     if (count > 0)
-      lines.push(
-        `the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`,
+      await say(
+        deps,
+        `warning: the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`,
       );
   }
-  for (const line of lines) await say(deps, `warning: ${line}`);
 }
 
 /**
  * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
  * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
  */
-export async function readSession(
+async function readSession(
   api: IntegrationApi,
   externalId: string,
   showPin: boolean,

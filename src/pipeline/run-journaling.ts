@@ -268,7 +268,7 @@ export async function startJournaling(
   // The profile the input was read with (before any prompt; else as it is now): a rebuild or a resume reads the same.
   const noted = PROFILE_READ.get(deps.stderr);
   const settings =
-    noted?.settings ?? (await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined));
+    noted?.settings ?? (await resolveSettings(invocation, deps, deps.runProfile, deps.cwd).catch(() => undefined));
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;

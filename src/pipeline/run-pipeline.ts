@@ -636,13 +636,11 @@ async function checkReportFits(
  */
 async function warningsFail(
   options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>,
-  deps: Pick<CommandDeps, 'env' | 'runProfile'>,
+  deps: Pick<CommandDeps, 'env' | 'config' | 'runProfile'>,
 ): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;
   // A run read again (a resume) with the profile it was started with.
-  return (
-    (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true
-  );
+  return (await resolveSettings(options, deps, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
 }
 
 /** The units, each one with a warning failed by it (after any problem it had). */

@@ -5,7 +5,9 @@
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
 import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
-import { csvLine, type CsvCell } from '../formats/csv-cell.js';
+import { csvLine, withUtf8Bom, type CsvCell } from '../formats/csv-cell.js';
+import { dataForStdout } from '../formats/terminal-text.js';
+import type { TextSink } from '../system/text-sink.js';
 import {
   calendarDateOf,
   calendarDateText,
@@ -193,6 +195,45 @@ export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellO
       );
     })
     .join('');
+}
+
+/** Each session's table in turn, handed to `write`, as the outcomes come. */
+export type EachTable = (write: (table: ResultsTable) => void | Promise<void>) => Promise<void>;
+
+/**
+ * The rows as a text file on `stdout`, a session's table at a time: json as `JSON.stringify(rows, null, 2)` writes
+ * the array, ndjson one object a line, csv with its header (`--delimiter`, `tab` for a tab; BOM unless `--no-bom`).
+ */
+export async function writeTextRows(
+  format: 'json' | 'ndjson' | 'csv',
+  eachTable: EachTable,
+  header: string[],
+  options: TextCellOptions & { delimiter?: string; bom?: boolean },
+  stdout: TextSink,
+  stdoutIsTTY: boolean | undefined,
+): Promise<void> {
+  if (format === 'json') {
+    let first = true;
+    await eachTable(async (table) => {
+      const rows = jsonRows(table, options).map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
+      if (rows.length === 0) return;
+      await stdout.write(`${first ? '[\n' : ',\n'}${rows.join(',\n')}`);
+      first = false;
+    });
+    await stdout.write(first ? '[]\n' : '\n]\n');
+  } else if (format === 'ndjson')
+    await eachTable((table) =>
+      stdout.write(
+        jsonRows(table, options)
+          .map((row) => `${JSON.stringify(row)}\n`)
+          .join(''),
+      ),
+    );
+  else {
+    const separator = options.delimiter === 'tab' ? '\t' : (options.delimiter ?? ',');
+    await stdout.write(dataForStdout(withUtf8Bom(csvLine(header, separator), options.bom !== false), stdoutIsTTY));
+    await eachTable((table) => stdout.write(dataForStdout(csvRows(table, separator, options), stdoutIsTTY)));
+  }
 }
 
 /** A value as a workbook cell: numbers, booleans and times typed (times in `zone`), the rest as its text. */

@@ -20,6 +20,14 @@ export function colorEnabled(options: { isTTY: boolean | undefined; env: Env }):
   return options.isTTY === true;
 }
 
+/** A table bound for stdout: fitted to its width and coloured only when it is a terminal (`show X | less` gets neither). */
+export function stdoutTableStyle(out: { stdoutIsTTY?: boolean; stdoutColumns?: number; env: Env }) {
+  return {
+    color: colorEnabled({ isTTY: out.stdoutIsTTY, env: out.env }),
+    width: out.stdoutIsTTY ? out.stdoutColumns : undefined,
+  };
+}
+
 /** A UTF-8 locale (box drawing shows), judged as a terminal does: none set is C; Windows: yes. */
 export function utf8Locale(env: Env, platform = process.platform): boolean {
   return platform === 'win32' || /utf-?8/i.test(env.LC_ALL || env.LC_CTYPE || env.LANG || 'C');

@@ -385,7 +385,7 @@ describe('the one precedence: flag > environment > named profile > default profi
       await writeFile(join(dir, '.config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
       const env = { EXAMCTL_CONFIG_DIR: join(dir, '.config') };
       const row = async (flags: Record<string, string>, extra: Record<string, string> = {}) => {
-        const settings = await resolveSettings(flags, { ...env, ...extra });
+        const settings = await resolveSettings(flags, { env: { ...env, ...extra } });
         return [
           settings.target.value,
           settings.target.from,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { run, LINK_COLUMNS } from '../../src/cli/commands/schedule-links.js';
+import { run } from '../../src/cli/commands/schedule-links.js';
+import { LINK_COLUMNS } from '../../src/pipeline/schedule-links.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { openLocalTarget } from '../../src/engine/local-target.js';

@@ -2,7 +2,7 @@ import { RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { redactUrl } from '../../domain/problem.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
-import { expandPath, loadConfig, sameUrl, type ExamctlConfig } from '../../context/config-file.js';
+import { expandPath, runConfig, sameUrl, type ExamctlConfig } from '../../context/config-file.js';
 import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
@@ -32,6 +32,7 @@ async function targetDifferences(
     tokenFile: given.tokenFile,
     profile: given.profile,
     env,
+    config: deps.config,
     cwd: deps.cwd,
   });
   const differences: string[] = [];
@@ -98,7 +99,7 @@ export async function confirmResumeTarget(
       (insecure ? ', plain http allowed' : ''),
   );
   // Read once: the differences, the run's profile and the token are judged against one config.
-  const config = await loadConfig(deps.env);
+  const config = await runConfig(deps);
   const differences = await targetDifferences(opened, given, deps, config);
   // A run's profile gone (CI): the journal has its settings.
   if (given.profile === undefined && !config.profiles[String(options.profile)]) delete options.profile;

@@ -1,121 +1,15 @@
-import { dataForStdout, say } from '../../formats/terminal-text.js';
-import type { OpenDirectory, ScheduleLinks } from '../../port/local-directory.js';
-import { UsageError } from '../../system/errors.js';
-import { csvLine, withUtf8Bom } from '../../formats/csv-cell.js';
-import { describeTarget } from '../../report/report-writers.js';
-import { printJson, promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import type { CommandDeps } from '../../context/command-deps.js';
 import { targetOnce } from '../../context/target.js';
-import { type ResolvedTarget, type TargetOf } from '../../context/resolved-target.js';
+import type { TargetOf } from '../../context/resolved-target.js';
 import { withOutFile } from '../../context/out-file.js';
-
+import { listLinks } from '../../pipeline/schedule-links.js';
 import type { ScheduleLinksOptions } from './schedule-links.options.js';
 
-/** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
-export const LINK_COLUMNS = ['CandidateExtId', 'FirstName', 'LastName', 'Email', 'StartupLink', 'LaunchUrl'] as const;
-
-const REMOTE_HAS_NO_LINKS =
-  "schedule links reads the local store: the integration API does not return the candidates' StartupLink or LaunchUrl, so a remote target cannot list them (the service delivers them to the candidates itself)";
-
-/**
- * `examctl schedule links <ScheduleExtId>`: each candidate's StartupLink (and LaunchUrl with
- * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
- * A read: the store is opened read-only, without the lock, and never created.
- */
+/** `examctl schedule links <ScheduleExtId>`: the links as `listLinks` (pipeline/schedule-links.ts) lists them. */
 export function run(
   { out, ...options }: ScheduleLinksOptions,
   deps: CommandDeps,
   targetOf: TargetOf = targetOnce(options, deps),
 ): Promise<number> {
   return withOutFile(out, deps, (to) => listLinks(options, to, targetOf));
-}
-
-async function listLinks(
-  options: Omit<ScheduleLinksOptions, 'out'>,
-  deps: CommandDeps,
-  targetOf: TargetOf,
-): Promise<number> {
-  const target = await targetOf();
-  if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
-  const directory = await (deps.openDirectory?.(target, deps) ?? openStoreDirectory(target.store));
-  if (directory === null) throw new UsageError(REMOTE_HAS_NO_LINKS);
-  let links: ScheduleLinks;
-  try {
-    const scheduleExtId = options.scheduleExtId ?? (await pickSchedule(directory, options, deps));
-    const found = directory.scheduleLinks(scheduleExtId);
-    if (found === null) throw new UsageError(notFound(directory, scheduleExtId, target));
-    links = found;
-  } finally {
-    await directory.close();
-  }
-  const format = options.json ? 'json' : (options.output ?? 'table');
-  if (format === 'json') {
-    await printJson(deps, { target: target.report, ...links }, 2);
-  } else if (format === 'csv') {
-    await deps.stdout.write(dataForStdout(withUtf8Bom(linksCsv(links), options.bom !== false), deps.stdoutIsTTY));
-  } else {
-    const { colorEnabled } = await import('../../terminal/table-format.js');
-    const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
-    const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(await linksTable(links, { color, width }));
-  }
-  const count = links.Candidates.length;
-  // The id and the title come from the store or the service: gated like every such text.
-  await say(
-    deps,
-    `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`,
-  );
-  return 0;
-}
-
-/** RFC 4180 with the run report's formula neutraliser: a name such as `=HYPERLINK(...)` stays text. */
-function linksCsv(links: ScheduleLinks): string {
-  let text = csvLine(LINK_COLUMNS);
-  for (const candidate of links.Candidates) {
-    text += csvLine(LINK_COLUMNS.map((column) => candidate[column] ?? ''));
-  }
-  return text;
-}
-
-async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
-  const { renderRecordTable } = await import('../../terminal/record-table.js');
-  const proctored = links.Candidates.some((candidate) => candidate.LaunchUrl !== undefined);
-  const labels = ['Candidate', 'Name', 'Email', 'StartupLink', ...(proctored ? ['LaunchUrl'] : [])];
-  const rows = links.Candidates.map((candidate) => [
-    candidate.CandidateExtId,
-    [candidate.FirstName, candidate.LastName].filter((part) => part !== '').join(' '),
-    candidate.Email,
-    candidate.StartupLink,
-    ...(proctored ? [candidate.LaunchUrl ?? ''] : []),
-  ]);
-  return renderRecordTable(labels, rows, { ...options, headingColumns: 2 });
-}
-
-/** Read-only and never created: a missing store has no links (the demo world's would mislead). */
-async function openStoreDirectory(store: string): Promise<OpenDirectory> {
-  const { openLocalTarget } = await import('../../engine/local-target.js');
-  const engine = await openLocalTarget(store, { dryRun: true });
-  if (engine === null) {
-    throw new UsageError(
-      `no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`,
-    );
-  }
-  return engine;
-}
-
-async function pickSchedule(
-  directory: OpenDirectory,
-  options: ScheduleLinksOptions,
-  deps: CommandDeps,
-): Promise<string> {
-  const { missingValue, promptSchedule } = await import('../../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue('<ScheduleExtId>');
-  return promptSchedule(directory.schedules(), promptIoOf(deps));
-}
-
-/** Names the store, and the schedule meant when only the case differs (ids match exactly). */
-function notFound(directory: OpenDirectory, scheduleExtId: string, target: ResolvedTarget): string {
-  const lower = scheduleExtId.toLowerCase();
-  const near = directory.schedules().find((entry) => entry.id.toLowerCase() === lower);
-  const hint = near === undefined ? '' : ` (did you mean ${near.id}? ids are case-sensitive)`;
-  return `no schedule ${scheduleExtId} on ${describeTarget(target.report)}${hint}`;
 }
