@@ -271,8 +271,9 @@ export class SyncMemory {
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */
   record(id: string, entry: MemoryEntry): void {
-    this.entries.set(id, entry);
-    this.append(entryBody(id, entry));
+    const body = entryBody(id, entry);
+    this.entries.set(id, entry, body);
+    this.append(body);
   }
 
   /** Forgets an id as if never sent (SentMemory.refused); on disk within the group commit's delay. */
