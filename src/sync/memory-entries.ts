@@ -1,7 +1,7 @@
 /** A memory file's entries indexed by id over its bytes (docs/sync.md, "Format"), each parsed when asked for. */
 import { crc32 } from 'node:zlib';
 import { HashSlots, hashBytes } from '../domain/hash-slots.js';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../system/checksummed-line.js';
+import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import {
   damaged,
   entryLine,
@@ -48,20 +48,8 @@ export class MemoryEntries {
   private probeBytes: Uint8Array = this.scratch;
   private probeFrom = 0;
   private probeTo = 0;
-  /**
-   * Entries parsed or set by this run: they win over their line. One acknowledged this run is held as its index in
-   * `kept` (`set`): a night's entries are bytes outside V8's heap, not objects it keeps and marks (bench/README.md,
-   * "eleventh session, hheap").
-   */
-  private readonly byId = new Map<string, MemoryEntry | number>();
-  /**
-   * The entries this run acknowledged: `bodies` their lines' bodies, each ended by a newline (JSON text holds none),
-   * `bodiesEnd` their length; per index the offset of its body, and its run and population (the populations are
-   * counted without a parse).
-   */
-  private readonly kept = { at: [] as number[], run: [] as string[], population: [] as (string | undefined)[] };
-  private bodies = Buffer.alloc(0);
-  private bodiesEnd = 0;
+  /** Entries parsed or set by this run: they win over their line. */
+  private readonly byId = new Map<string, MemoryEntry>();
   /** Ids set by this run that no line holds. */
   private added = 0;
   /** Ids whose line a `forget` outdates (FORGOTTEN in byId): not counted, not given. */
@@ -144,7 +132,7 @@ export class MemoryEntries {
 
   get(id: string): MemoryEntry | undefined {
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.slots.size === 0) return entry === FORGOTTEN ? undefined : this.held(entry);
+    if (entry !== undefined || this.slots.size === 0) return entry === FORGOTTEN ? undefined : entry;
     const start = this.slots.at(this.slotOf(id));
     return start < 0 ? undefined : this.parse(id, start);
   }
@@ -187,7 +175,7 @@ export class MemoryEntries {
     const start = this.byId.has(id) ? -1 : this.lineStart(id);
     const at = start < 0 ? undefined : this.layoutAt(start, id);
     if (at === undefined) {
-      const entry = start < 0 ? this.held(this.byId.get(id)) : this.parse(id, start);
+      const entry = start < 0 ? this.byId.get(id) : this.parse(id, start);
       return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
     }
     if (at.rawAt < 0 || at.disabled || at.rawEnd - at.rawAt !== raw.length) return undefined;
@@ -246,56 +234,20 @@ export class MemoryEntries {
     return this.lastRun;
   }
 
-  /**
-   * The id's entry from now on; `body`: its line's body (entryBody), held instead of the entry once acknowledged
-   * (a digest): the run reads an intent again before its answer, an acknowledged entry seldom.
-   */
-  set(id: string, entry: MemoryEntry, body?: string): void {
+  set(id: string, entry: MemoryEntry): void {
     const prior = this.byId.get(id);
     if (prior === FORGOTTEN) this.gone -= 1;
     else if (prior === undefined && this.lineStart(id) < 0) this.added += 1;
-    this.byId.set(id, body !== undefined && entry.digest !== '' ? this.keep(entry, body) : entry);
-  }
-
-  /** The entry kept as its body: its index in `kept`. */
-  private keep(entry: MemoryEntry, body: string): number {
-    const kept = this.kept;
-    kept.at.push(this.bodiesEnd);
-    kept.run.push(entry.run);
-    kept.population.push(entry.population);
-    const at = this.bodiesEnd;
-    const needed = at + Buffer.byteLength(body, 'utf8') + 1;
-    if (needed > this.bodies.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.bodies.length, 64 * 1024));
-      this.bodies.copy(grown, 0, 0, at);
-      this.bodies = grown;
-    }
-    this.bodiesEnd = at + this.bodies.write(body, at, 'utf8');
-    this.bodies[this.bodiesEnd++] = NEWLINE;
-    return kept.at.length - 1;
-  }
-
-  /** The body of the entry kept at `index`. */
-  private body(index: number): string {
-    const at = this.kept.at[index]!;
-    return this.bodies.toString('utf8', at, this.bodies.indexOf(NEWLINE, at));
-  }
-
-  /** An entry byId holds, read back from its body when kept as one. */
-  private held<E extends MemoryEntry | number | undefined>(entry: E): MemoryEntry | Exclude<E, number> {
-    if (typeof entry !== 'number') return entry as Exclude<E, number>;
-    const read = entryOfBody(JSON.parse(this.body(entry)) as Partial<EntryBody>);
-    if (typeof read === 'string') throw new Error(`a memory entry this run wrote does not read back: ${read}`);
-    return read.entry;
+    this.byId.set(id, entry);
   }
 
   *[Symbol.iterator](): IterableIterator<[string, MemoryEntry]> {
     for (const start of this.lineStarts()) {
       const id = this.idOfLine(start);
       const entry = this.byId.get(id) ?? this.parse(id, start);
-      if (entry !== FORGOTTEN) yield [id, this.held(entry)];
+      if (entry !== FORGOTTEN) yield [id, entry];
     }
-    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield [id, this.held(entry)];
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield [id, entry];
   }
 
   *values(): IterableIterator<MemoryEntry> {
@@ -321,10 +273,6 @@ export class MemoryEntries {
     for (const start of this.lineStarts()) {
       const id = this.idOfLine(start);
       const set = this.byId.get(id);
-      if (typeof set === 'number') {
-        add(this.kept.population[set], this.kept.run[set]!);
-        continue;
-      }
       if (set !== undefined) {
         if (set !== FORGOTTEN) add(set.population, set.run);
         continue;
@@ -337,11 +285,7 @@ export class MemoryEntries {
         add(parsed.population, parsed.run);
       } else add(population, this.runAt(at.runAt, at.runEnd));
     }
-    for (const [id, entry] of this.byId) {
-      if (this.lineStart(id) >= 0) continue;
-      if (typeof entry === 'number') add(this.kept.population[entry], this.kept.run[entry]!);
-      else add(entry.population, entry.run);
-    }
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) add(entry.population, entry.run);
     return found;
   }
 
@@ -352,14 +296,10 @@ export class MemoryEntries {
       const entry = this.byId.get(id);
       if (entry === FORGOTTEN) continue;
       yield entry !== undefined
-        ? this.lineOf(id, entry)
+        ? entryLine(id, entry)
         : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
     }
-    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield this.lineOf(id, entry);
-  }
-
-  private lineOf(id: string, entry: MemoryEntry | number): string {
-    return typeof entry === 'number' ? encodeChecksummedLine(this.body(entry)) : entryLine(id, entry);
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield entryLine(id, entry);
   }
 
   /** The offset of the id's latest line, -1 for none. */

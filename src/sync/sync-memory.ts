@@ -271,9 +271,8 @@ export class SyncMemory {
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */
   record(id: string, entry: MemoryEntry): void {
-    const body = entryBody(id, entry);
-    this.entries.set(id, entry, body);
-    this.append(body);
+    this.entries.set(id, entry);
+    this.append(entryBody(id, entry));
   }
 
   /** Forgets an id as if never sent (SentMemory.refused); on disk within the group commit's delay. */
