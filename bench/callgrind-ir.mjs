@@ -4,10 +4,11 @@
 // minimal server, and prints the instructions executed (user space, every thread) in all, per
 // user, and by kind (TurboFan, GC, SHA-256, JSON, ICs, JIT code, other builtins, the rest) from
 // `callgrind_annotate`. Slow (50-100x): 3,000 users take 5-10 minutes on a loaded machine.
-// Run after `npm run build`:  node bench/callgrind-ir.mjs <cli|loop> [users] [bin/examctl of a build] [--predictable]
+// Run after `npm run build`:  node bench/callgrind-ir.mjs <cli|loop> [users] [bin/examctl of a build] [--predictable] [--<V8 flag>...]
 // --predictable runs Node with V8's --predictable (the compilers and the GC on the main thread, fixed
-// seeds): two runs of one build then differ by ~0.2 % instead of ~5 %, so an A/B of a 1 % change can be
-// read from one run each; V8 then refuses the build's code caches (another flag hash): start-up compiles
+// seeds): two runs of one build then differ by ~0.2 % instead of ~5 % at one load, but by up to 2 % at
+// another (timers still decide when the GC and the group commit run): run an A/B's two builds at once,
+// and read a 1 % change from more than one pair; V8 then refuses the build's code caches (another flag hash): start-up compiles
 // from source, in both builds alike. A runner's NODE_EXTRA_CA_CERTS is left out of the child's
 // environment: Node decodes that file at every start (~0.4G instructions on a runner with a large one).
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,11 +20,9 @@ import { usersCsv } from './generate.mjs';
 import { cliPath, root } from './paths.mjs';
 import { minimalServer } from './remote-bench.mjs';
 
-const predictable = process.argv.includes('--predictable');
-const [which = 'cli', usersArg = '3000', cli = cliPath] = process.argv
-  .slice(2)
-  .filter((arg) => arg !== '--predictable');
-const v8Flags = predictable ? ['--predictable'] : [];
+// Every `--` argument is given to Node before the script (`--predictable`, a heap flag such as `--max-semi-space-size=32`).
+const v8Flags = process.argv.slice(2).filter((arg) => arg.startsWith('--'));
+const [which = 'cli', usersArg = '3000', cli = cliPath] = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 const users = Number(usersArg);
 const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-ir-'));
 const out = join(scratch, 'callgrind.out');
@@ -95,7 +94,7 @@ console.log(
   JSON.stringify({
     which,
     users,
-    predictable,
+    flags: v8Flags,
     instructions: millions(total),
     perUser: Math.round(total / users),
     byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, millions(v)])),
