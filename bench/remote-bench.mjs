@@ -47,6 +47,9 @@ const answer = (res, reply) => {
 };
 const server = http.createServer((req, res) => {
   first ??= performance.now();
+  // A run's question for a served store's head, before its first write: answered as the platform answers a route it
+  // does not know (docs/remote.md, "The local server").
+  if (req.method === 'GET') return void res.writeHead(404, { 'content-length': 0 }).end();
   requests += 1;
   let body = '';
   req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
@@ -86,6 +89,7 @@ function commit() {
   }
 }
 const server = http.createServer((req, res) => {
+  if (req.method === 'GET') return void res.writeHead(404, { 'content-length': 0 }).end();
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {

@@ -50,6 +50,8 @@ const replyTo = (body) =>
 async function firstRequestServer() {
   const server = http.createServer((req, res) => {
     server.firstRequestAt ??= performance.now();
+    // The run's first request, its question for a served store's head: answered as the platform does (docs/remote.md).
+    if (req.method === 'GET') return void res.writeHead(404, { 'content-length': 0 }).end();
     let body = '';
     req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
     req.on('end', () => {

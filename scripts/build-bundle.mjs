@@ -643,6 +643,8 @@ function trainingTarget(remote) {
 export async function trainCodeCache(node, script, cache, trainer, startRuns = [], env = {}) {
   // The answer names the user sent: one naming another fails the record (docs/remote.md).
   const server = createServer((req, res) => {
+    // The run's question for a served store's head (docs/remote.md): answered as a platform would, a route it does not know.
+    if (req.method === 'GET') return void res.writeHead(404, { 'content-length': 0 }).end();
     let body = '';
     req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
     req.on('end', () => {

@@ -10,11 +10,12 @@ export const REMOTE_CONCURRENCY = 8;
 
 /**
  * In flight at once toward `examctl local serve` when neither `--concurrency` nor a profile names a
- * number, from the run's first answer on (its header says the server is one): the served store writes
+ * number, from the first answer that says the server is one (its header; a `user sync` asks the store's head
+ * before its first write, so from its first request): the served store writes
  * the requests that arrive together as one durable line, so a wider window is fewer lines (a 5,000-user
  * first night: ~1,375 at 8; bench/README.md, "local serve's default window").
  */
-export const SERVED_CONCURRENCY = 32;
+export const SERVED_CONCURRENCY = 128;
 
 /**
  * In flight at once on the local engine, whatever `--concurrency` says: the store group-commits

@@ -123,6 +123,9 @@ type Method = 'GET' | 'POST' | 'DELETE';
 
 export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
+/** The answer of `GET /examctl/store` that did not come from `local serve` (StoreCall): compared by identity. */
+const NOT_SERVED: ApiResult<never> = { status: 0, envelope: { Success: false, Content: null, Errors: null } };
+
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"); an answer over half of it is refused. */
@@ -406,11 +409,25 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
   }
 
+  /**
+   * `GET /examctl/store` (docs/remote.md, "The local server"). `local serve` says itself on every answer
+   * (header `x-examctl-store`): an answer without it is no served store's, whatever its status or body
+   * (the platform's to a route it does not know, a gateway's 403), and refuses nothing.
+   */
+  class StoreCall extends Call<unknown> {
+    override settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<unknown> {
+      if (headerValue(answer.headers, 'x-examctl-store') !== undefined) return super.settle(answer, lostAttempt);
+      answer.release?.();
+      return NOT_SERVED;
+    }
+  }
+
   async function call<T>(
     method: Method,
     route: string,
     payload: unknown,
     callOptions?: CallOptions,
+    Made: new (...args: ConstructorParameters<typeof Call<T>>) => Call<T> = Call,
   ): Promise<ApiResult<T>> {
     const signal = callOptions?.signal ?? options.signal;
     if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
@@ -424,7 +441,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (!limiter.tryAcquire()) await limiter.acquire(signal);
     try {
       return await withRetries<ApiResult<T>>(
-        new Call<T>(method, route, path, payload, body, signal, gate, callOptions),
+        new Made(method, route, path, payload, body, signal, gate, callOptions),
         limits,
       );
     } finally {
@@ -517,23 +534,31 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         callOptions,
       ),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    // A refused token (a store given a new token) ends the run, as does local serve unable to say where its store stands.
+    // None: not a served store (StoreCall). No answer at all (the network, a 503 retried to the end) is
+    // the call's error, as for any request, and so is local serve's refusal of the token; anything
+    // else local serve answers (a failure, junk) ends the run: it cannot say where its store stands.
     storeHead: (asked = []) =>
-      call('GET', `/examctl/store${asked.length === 0 ? '' : `?holds=${asked.join(',')}`}`, undefined)
-        .then(
-          (answer) =>
-            servedStoreHead(answer.envelope.Content, asked) ?? Promise.reject(new Error(`answered ${answer.status}`)),
+      call(
+        'GET',
+        `/examctl/store${asked.length === 0 ? '' : `?holds=${asked.join(',')}`}`,
+        undefined,
+        undefined,
+        StoreCall,
+      )
+        .then((answer) =>
+          answer === NOT_SERVED
+            ? undefined
+            : (servedStoreHead(answer.envelope.Content, asked) ??
+              Promise.reject(new Error(`answered ${answer.status} without a store head`))),
         )
         .catch((error: unknown) =>
-          error instanceof TokenRefusedError || storeSaid
-            ? Promise.reject(
-                error instanceof TokenRefusedError
-                  ? error
-                  : new TargetError(
-                      `${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`,
-                    ),
-              )
-            : undefined,
+          Promise.reject(
+            error instanceof TokenRefusedError || !storeSaid
+              ? error
+              : new TargetError(
+                  `${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`,
+                ),
+          ),
         ),
     async close() {
       if (closed) return;

@@ -334,7 +334,8 @@ async function remoteTarget(
         return createRemoteClient({
           baseUrl,
           token,
-          concurrency,
+          // Said `local serve` already (the sync memory asked it): the served window from the first request.
+          concurrency: said ? (servedConcurrency ?? concurrency) : concurrency,
           servedConcurrency,
           rate: settings.rate,
           allowInsecureHttp,

@@ -41,12 +41,13 @@ export async function openRun(
   if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
   // A run that sends starts its journal while a remote API opens (~100 ms of modules); on a local
-  // target, once the store is open (its INSTANCE is recorded).
+  // target, once the store is open (its INSTANCE is recorded), and where its header records the store's
+  // head (`storeKeys`), once the API can ask it.
   const opening = (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   const start = (api?: IntegrationApi | null) => startJournaling(command, target, units, options, deps, journaled, api);
   const [opened, started] = await Promise.allSettled([
     opening,
-    dryRun ? undefined : target.kind === 'local' ? opening.then(start) : start(),
+    dryRun ? undefined : target.kind === 'local' || journaled.storeKeys !== undefined ? opening.then(start) : start(),
   ]);
   if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
     // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).

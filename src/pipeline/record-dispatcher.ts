@@ -86,10 +86,6 @@ export class RecordDispatcher<P, R> {
   /** Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target failure. */
   unreadable = 0;
   readonly remembered: R[] = [];
-  /** Whether the run's first request went out: where it records its start head, alone (`sendOne`). */
-  private firstSent = false;
-  /** While that first request is out alone, its answer, which the others wait for. */
-  private firstAnswer: Promise<void> | undefined;
 
   /** The job's command, for each item's action (record-job.ts, unitAction). */
   private get command(): string {
@@ -108,7 +104,6 @@ export class RecordDispatcher<P, R> {
       | 'intentsDurable'
       | 'withChosenId'
       | 'lostAttemptDid'
-      | 'began'
       | 'headWatch'
     > &
       Partial<Pick<RecordJob<P, R>, 'command'>>,
@@ -240,12 +235,14 @@ export class RecordDispatcher<P, R> {
     // An interrupt or a target failure while this unit waited for its fsync: it is not sent
     // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
-    if (this.firstAnswer !== undefined) await this.firstAnswer;
     this.checkStop();
     if (this.stop !== undefined && this.stop.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
     try {
-      outcome = await this.sendOne(api, journal, payload);
+      // The sync memory's batch head, when it waits for one (SentMemory.headWatch).
+      const watch = this.job.headWatch?.();
+      const options = this.options.callOptions;
+      outcome = await this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch });
     } catch (error) {
       journal.unanswered(n, unit, error);
       const entry = this.failed(unit, error);
@@ -263,37 +260,6 @@ export class RecordDispatcher<P, R> {
         ? { ...settled, id: chosen }
         : settled,
     );
-  }
-
-  /**
-   * Sends a unit's request. A run that records its start head (RunJournaling.startHead) sends its first
-   * alone, the others waiting for its answer, and records the first head that answer's calls stood on
-   * before the answer is journaled or acknowledged (docs/runs.md, "Applied before the interrupt").
-   */
-  private sendOne(api: IntegrationApi, journal: RunJournaling, payload: P): Promise<Outcome> {
-    const record = journal.startHead;
-    if (record === undefined || this.firstSent) {
-      // The sync memory's batch head, when it waits for one (SentMemory.headWatch).
-      const watch = this.job.headWatch?.();
-      const options = this.options.callOptions;
-      return this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch });
-    }
-    this.firstSent = true;
-    let head: string | undefined;
-    const onHead = (said: string) => void (head ??= said);
-    const sent = this.job.send(api, payload, { ...this.options.callOptions, onHead }).then((outcome) => {
-      if (head === undefined) return outcome;
-      this.job.began?.(head);
-      try {
-        record(head);
-      } catch {
-        // The journal failed or closed: the answer's own line meets the same failure, which stops the run.
-      }
-      return outcome;
-    });
-    const settled = () => void (this.firstAnswer = undefined);
-    this.firstAnswer = sent.then(settled, settled);
-    return sent;
   }
 
   /**

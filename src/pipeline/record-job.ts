@@ -140,10 +140,13 @@ export interface RecordJob<P, R = never> {
   plannedAgainst?(): string | undefined;
   /** The target's API once open (null: none), before any unit is read: user sync reads before values from a local engine's view. */
   opened?(api: IntegrationApi | null): void;
-  /** A real run started as `run`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
-  started?(run: string): Promise<void>;
-  /** The head a served store's first answer of the run stood on (RunJournaling.startHead), before that answer is acknowledged. */
-  began?(head: string): void;
+  /**
+   * The store's head as the sync memory's open asked it, if it did (a served store only when its memory holds
+   * heads): the run's start head (RunJournaling.startHead), asked once.
+   */
+  headSeen?(): string | undefined;
+  /** A real run started as `run` at the store's `head`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
+  started?(run: string, head: string | undefined): Promise<void>;
   /**
    * Just before a request goes: where the sync memory waits for a head its batch of acknowledgements is
    * recorded with, what to tell the head the answer stood on (CallOptions.onHead); else undefined.

@@ -53,11 +53,8 @@ export interface RunJournaling {
    * it is sent again, whatever the sync memory says (its acknowledgement is what the store lost).
    */
   lost?(n: number, unit: Unit<unknown>): boolean;
-  /**
-   * A new run on a remote target whose resume asks the store (`storeKeys`): records the head its first
-   * answer stood on (a served store's header), as the run's start head; the dispatcher sends that request alone.
-   */
-  startHead?(head: string): void;
+  /** A new run whose resume asks the store (`storeKeys`): the store's head as it began, in its journal's header. */
+  readonly startHead?: string;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
@@ -104,6 +101,8 @@ export interface JournaledTraits {
   storeKeys?: 'users' | 'schedules';
   /** RecordJob.holds: what decides, by value, an item of a key the store changed since the run began. */
   holds?(directory: LocalDirectory, payload: unknown, key: string): boolean;
+  /** The store's head as the sync memory's open asked it (RecordJob.headSeen): the run's start head, not asked twice. */
+  headSeen?: string | undefined;
 }
 
 /** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
@@ -113,7 +112,7 @@ export async function startJournaling(
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
-  { lostAttemptDid, choosesIds, storeKeys, holds }: JournaledTraits = {},
+  { lostAttemptDid, choosesIds, storeKeys, holds, headSeen }: JournaledTraits = {},
   api?: IntegrationApi | null,
 ): Promise<RunJournaling> {
   const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import(
@@ -289,11 +288,9 @@ export async function startJournaling(
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await storeInstance(target.report);
-  // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart); a
-  // served store's comes with the first answer (startHead).
-  const head =
-    storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
-  const served = storeKeys !== undefined && target.kind === 'remote';
+  // The store's head before anything is sent (a local store's, `local serve`'s; none from the platform): a
+  // resume asks what the store changed since (storeSinceStart). Durable in the header before the first request.
+  const head = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
@@ -306,11 +303,9 @@ export async function startJournaling(
     ...(head === undefined ? {} : { storeHead: head }),
     ...(choosesIds === true ? { chosenIds: true as const } : {}),
     ...(units === undefined ? {} : { units }),
-    ...(served ? { headLine: true } : {}),
   });
   const journaled = journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
-  if (served) journaled.startHead = (said) => journal.startHead(said);
-  return journaled;
+  return head === undefined ? journaled : { ...journaled, startHead: head };
 }
 
 /** What the store says of a resumed run (storeSinceStart): nothing, where it cannot say. */

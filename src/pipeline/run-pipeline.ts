@@ -101,6 +101,7 @@ export async function runPipeline<P, R = never>(
       lostAttemptDid: job.lostAttemptDid,
       storeKeys: job.storeKeys,
       holds: job.holds,
+      headSeen: job.headSeen?.(),
       choosesIds: job.withChosenId !== undefined,
       plannedRun: job.plannedAgainst?.(),
     }),
@@ -157,7 +158,7 @@ export async function runPipeline<P, R = never>(
     // One file, one id: the whole input read before the units, so both records of an id fail
     // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
     await job.readIds?.(input.records());
-    if (journal !== undefined) await job.started?.(journal.id);
+    if (journal !== undefined) await job.started?.(journal.id, journal.startHead);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
     await plan?.discard();

@@ -9,12 +9,12 @@ import { decodeChecksummedLine } from '../system/checksummed-line.js';
 const RUN_JOURNAL_VERSION = 3;
 
 /**
- * The version a run's header says: 3 for a run that may write a `head` line, 2 for a `--changed-only`
- * run (it may write `unchanged` lines), else 1, so an older examctl still shows every other run
- * (docs/runs.md, "runs show").
+ * The version a run's header says: 2 for a `--changed-only` run (it may write `unchanged` lines), else 1,
+ * so an older examctl still shows every other run (docs/runs.md, "runs show"). 3 is read: a journal
+ * that may hold a `head` line.
  */
-export function journalVersionFor(options: Record<string, RecordedValue>, headLine: boolean): number {
-  return headLine ? 3 : options.changedOnly === true ? 2 : 1;
+export function journalVersionFor(options: Record<string, RecordedValue>): number {
+  return options.changedOnly === true ? 2 : 1;
 }
 
 /** The input file as it was when the run started: a resume refuses a file that changed. */
@@ -113,7 +113,7 @@ export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
 }
 
-/** The store head the run's first answer stood on (a served store's: docs/runs.md, "Applied before the interrupt"). */
+/** A format 3 journal's start head of a served store (docs/runs.md, "Applied before the interrupt"); none is written now. */
 interface HeadLine {
   t: 'head';
   head: string;

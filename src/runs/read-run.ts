@@ -142,7 +142,7 @@ export async function readJournal(
           header = line;
           break;
         case 'head':
-          // The run's start head, recorded once its first answer came: as if in its header.
+          // A format 3 journal's start head of a served store: as if in its header.
           header = { ...header!, storeHead: header!.storeHead ?? line.head };
           break;
         case 'resume':

@@ -57,8 +57,6 @@ export type NewRunHeader = Pick<
   'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance' | 'storeHead'
 > & {
   units?: number;
-  /** The run may write a `head` line (startHead): its format is 3. */
-  headLine?: boolean;
 };
 
 /** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
@@ -138,12 +136,11 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const { headLine, ...fields } = header;
     const line: RunHeaderLine = {
       t: 'run',
-      v: journalVersionFor(header.options, headLine === true),
+      v: journalVersionFor(header.options),
       id,
-      ...fields,
+      ...header,
       startedAt: now.toISOString(),
       pid: process.pid,
       host: hostname(),
@@ -220,12 +217,6 @@ export class RunJournal {
     this.queueBody(outcomeBody(outcome));
     if (this.pending.length >= this.commit.maxLines) this.kick();
     else if (this.timer === undefined && !this.again) this.armTimer();
-  }
-
-  /** Queues the `head` line: on the disk with the next durable write, ahead of the lines queued after it. */
-  startHead(head: string): void {
-    this.queueBody(JSON.stringify({ t: 'head', head }));
-    if (this.timer === undefined && !this.again) this.armTimer();
   }
 
   /** The oldest outcome queued and not yet in a group is written within the group commit's delay. */

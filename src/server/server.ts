@@ -78,9 +78,11 @@ interface Route {
   path: RegExp;
   /** Its handler by method; a body is read for all but GET. */
   methods: Partial<Record<string, Handler>>;
+  /** examctl's own, not the spec's: never faulted (docs/remote.md, "Fault injection"). */
+  own?: true;
 }
 
-/** The spec's five routes, relative to API_PREFIX. */
+/** The spec's five routes and examctl's own, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
     path: /^\/schedule$/,
@@ -107,6 +109,7 @@ const ROUTES: Route[] = [
   {
     // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
+    own: true,
     methods: {
       // `?holds=H1,H2`: which of those heads its history holds (docs/remote.md, "The local server").
       GET: async (api, [query], _b, call) => {
@@ -363,7 +366,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const handler = route.methods[readMethod];
       if (!handler) throw new HttpFailure(405, M.methodNotAllowed(method, logPath), { allow: allowOf(route) });
 
-      if (faults) {
+      if (faults && route.own !== true) {
         fault = faults.next();
         // A client gone during the injected latency ends the wait (abort), and the request goes on to find it gone.
         if (fault.latencyMs > 0)

@@ -440,10 +440,12 @@ export abstract class SentMemory<P> {
    * A real run started (RecordJob.started): recorded as the population's newest run before anything
    * is sent, so a run killed in its first minute counts (docs/sync.md, "When the memory is lost").
    */
-  async started(run: string): Promise<void> {
+  async started(run: string, head: string | undefined): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.run = run;
+    // Where the open did not ask the store (a first night through `local serve`): the head the run asked before its first request.
+    this.head ??= head;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
     memory.recordPopulation(
@@ -455,22 +457,6 @@ export abstract class SentMemory<P> {
       this.undoneNow,
     );
     await this.intentsDurable();
-  }
-
-  /**
-   * The head a served store's first answer stood on (RecordJob.began): the attempt's start head where
-   * the store was not asked as the memory opened (a first night), kept with what the run acknowledges.
-   */
-  began(head: string): void {
-    const [memory, run] = [this.memory, this.run];
-    if (memory === undefined || run === undefined || this.head !== undefined) return;
-    this.head = head;
-    memory.recordPopulation(populationKey(this.flags.population), run, false, undefined, [
-      head,
-      run,
-      this.attempt,
-      false,
-    ]);
   }
 
   /**
@@ -580,7 +566,7 @@ export abstract class SentMemory<P> {
   hooks() {
     return {
       started: this.started.bind(this),
-      began: this.began.bind(this),
+      headSeen: () => this.head,
       headWatch: this.headWatch.bind(this),
       ending: () => this.close(),
       acknowledged: this.acknowledged.bind(this),

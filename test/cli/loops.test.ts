@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { lineWith, summaryOf } from '../support/facts.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 /**
  * Issue 31: the loops between commands (a report fed back, a resume, a refusal, the nightly job)
@@ -31,6 +32,7 @@ interface Counting {
 
 async function startCounting(): Promise<Counting> {
   const server = http.createServer((req, res) => {
+    if (answeredAsPlatform(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

@@ -6,8 +6,8 @@ import { examctlStep as examctl } from '../support/in-process.js';
 import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
- * As resume-restored.test.ts, through `local serve`: the run's start head comes with its first answer
- * (a `head` journal line), so a resume after the served store was restored (server stopped, the copy
+ * As resume-restored.test.ts, through `local serve`: the run's start head is the one the server answers
+ * before the first write (the journal header's `storeHead`), so a resume after the served store was restored (server stopped, the copy
  * put back, served again) sends exactly what the store lost (docs/runs.md, "A store restored under a run").
  */
 
@@ -20,7 +20,7 @@ beforeEach(async () => {
 });
 
 // The markers leave 80 schedules, then 40, to send: the push keeps 8 in flight (not local serve's default
-// 32, docs/remote.md), so what its killed attempt had in flight or answered unrecorded stays well below that.
+// 128, docs/remote.md), so what its killed attempt had in flight or answered unrecorded stays well below that.
 const remote = () => [
   '--target',
   'remote',
@@ -50,7 +50,7 @@ async function killedPush(): Promise<{ run: string; head: string | undefined }> 
   expect(killed.signal).toBe('SIGKILL');
   const run = /\brun (\S+) \(examctl runs show/.exec(killed.stderr)?.[1] ?? '';
   const journal = await readFile(join(place.dir, 'runs', run, 'journal.ndjson'), 'utf8');
-  const head = /"t":"head","head":"([A-Za-z0-9_-]{22})"/.exec(journal)?.[1];
+  const head = /"t":"run",.*"storeHead":"([A-Za-z0-9_-]{22})"/.exec(journal)?.[1];
   return { run, head };
 }
 

@@ -24,6 +24,7 @@ import { memoryDir } from '../../src/context/target.js';
 import { summedText } from '../../src/sync/memory-document.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { BIN, ROOT, examctl, startExamctl } from '../support/cli.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 /**
  * Issue 35: nothing another user can write is trusted (docs/security.md, "Other local users").
@@ -60,6 +61,7 @@ function attack(script: string, env: Record<string, string> = {}): string {
 async function countingServer(): Promise<{ url: string; received: () => number; close: () => Promise<void> }> {
   let received = 0;
   const server = http.createServer((req, res) => {
+    if (answeredAsPlatform(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

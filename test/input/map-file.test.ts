@@ -12,6 +12,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 interface Item {
   id: string;
@@ -262,6 +263,7 @@ describe('value tables', () => {
       const http = await import('node:http');
       const bodies: Record<string, unknown>[] = [];
       const server = http.createServer((req, res) => {
+        if (answeredAsPlatform(req, res)) return;
         let text = '';
         req.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
         req.on('end', () => {

@@ -13,6 +13,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
 import { lineWith } from '../support/facts.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 interface Received {
   path: string;
@@ -25,6 +26,7 @@ const received: Received[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    if (answeredAsPlatform(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

@@ -13,6 +13,7 @@ import { quoteWritten } from '../../src/domain/written-times.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
 import { lineWith } from '../support/facts.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 const LONDON = ['--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London'];
 
@@ -120,6 +121,7 @@ describe('messages about times quote the file', () => {
   it("a service's answer that quotes the UTC it was sent is shown with the file's time first", () =>
     withTempDir(async (dir) => {
       const server = http.createServer((req, res) => {
+        if (answeredAsPlatform(req, res)) return;
         req.resume();
         req.on('end', () => {
           res.writeHead(400, { 'content-type': 'application/json' });

@@ -178,18 +178,13 @@ describe('through a CONNECT proxy on loopback', () => {
     it('403 through a whole run: exit 3, one plain line, and runs show says the run\'s own words ("nothing was sent"), not "may have been applied"', async () => {
       proxy = await startConnectProxy({ deny: 403 });
       await withTempDir(async (dir) => {
-        await writeFile(
-          join(dir, 'users.json'),
-          JSON.stringify([
-            { ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' },
-          ]),
-        );
         const env = {
           EXAMCTL_TOKEN: TOKEN,
           EXAMCTL_RUNS_DIR: join(dir, 'runs'),
           HTTPS_PROXY: `http://erin:run-pa55@127.0.0.1:${proxy!.port}`,
         };
         const io = testDeps(dir, {}, env);
+        // A command whose run begins with a write (a `user sync` asks the store's head first, before its journal).
         const code = await runCli(
           [
             '--target',
@@ -197,10 +192,10 @@ describe('through a CONNECT proxy on loopback', () => {
             '--base-url',
             'https://exam.proxied.test',
             '--yes',
-            'user',
-            'sync',
-            '--file',
-            join(dir, 'users.json'),
+            'collection',
+            'add',
+            '--title',
+            'Physics',
           ],
           io.deps,
         );

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 /**
  * EXAMCTL_REQUEST_TIMEOUT_MS (docs/remote.md, "Limits, timeouts, retries"): a stalled server
@@ -33,6 +34,7 @@ beforeEach(async () => {
   await writeUsersCsv(join(dir, 'users.csv'), ids);
   seen = [];
   server = http.createServer((req, res) => {
+    if (answeredAsPlatform(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

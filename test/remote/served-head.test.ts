@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Limiter } from '../../src/api/flow-control.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
+import { TargetError, TokenRefusedError, TransientTargetError } from '../../src/system/errors.js';
 import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
 /**
@@ -48,6 +49,73 @@ describe('a served head', () => {
 });
 
 /**
+ * `GET /examctl/store`, the run's question before its first write (docs/remote.md, "The local server"): the answer
+ * is a served store's only with `local serve`'s header `x-examctl-store`, which it puts on every answer.
+ */
+describe('a served store told from any other server, exactly', () => {
+  const HEAD = 'AAAAAAAAAAAAAAAAAAAAAA';
+  const said = { 'x-examctl-store': '/examctl/store' };
+  const standing = { Success: true, Content: { Head: HEAD, Holds: [], Changed: [] }, Errors: null };
+
+  async function asked(answer: (res: http.ServerResponse) => void) {
+    server = await startHostileServer((_request, res) => answer(res), { storeRoute: true });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1 });
+    try {
+      const head = await client.storeHead!([]).then(
+        (found) => ({ found }),
+        (error: unknown) => ({ error }),
+      );
+      // The question refused nothing: a write goes on as on any server.
+      server.handler = (_request, res) => json(res, 200, ok);
+      const write = await client.upsertUser(user).then(
+        (answer) => answer.status,
+        (error: unknown) => error,
+      );
+      return { ...head, write };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it.each([
+    ['a 404 (the platform, a route it does not know)', 404, 'Not Found'],
+    ['a 403 (a gateway in front of the platform)', 403, { Success: false, Content: null, Errors: null }],
+    ['a 200 with what a served store would answer', 200, standing],
+    ['a 200 with junk', 200, '<html>'],
+  ])('without the header, %s: no served store, and no refusal of the token', async (_, status, body) => {
+    expect(await asked((res) => json(res, status, body))).toEqual({ found: undefined, write: 200 });
+  });
+
+  it("with the header, local serve's head", async () => {
+    expect(await asked((res) => json(res, 200, standing, said))).toEqual({
+      found: { head: HEAD, holds: [], changed: [] },
+      write: 200,
+    });
+  });
+
+  it.each([
+    ['a body that is no envelope', '{"Head":'],
+    ['a head that is not one', { ...standing, Content: { Head: 'A'.repeat(23), Holds: [] } }],
+    ['a head held that was not asked', { ...standing, Content: { Head: HEAD, Holds: [HEAD] } }],
+    ['no content', { Success: true, Content: null, Errors: null }],
+  ])("with the header and %s: refused (exit 3), never taken for the platform's silence", async (_, body) => {
+    const { error } = (await asked((res) => json(res, 200, body, said))) as { error?: TargetError };
+    expect(error).toBeInstanceOf(TargetError);
+    expect(error?.message).toMatch(/local serve cannot say where its store stands/);
+  });
+
+  it("with the header, a 403: local serve's refusal of the token", async () => {
+    const { error } = (await asked((res) => json(res, 403, 'no', said))) as { error?: TargetError };
+    expect(error).toBeInstanceOf(TokenRefusedError);
+  });
+
+  it('no answer at all: the error of any request, never "not served"', async () => {
+    const { error } = (await asked((res) => res.destroy())) as { error?: TargetError };
+    expect(error).toBeInstanceOf(TransientTargetError);
+  });
+});
+
+/**
  * A server that holds every request after the first until `window` are held (or all that are left),
  * then answers them together, each with `local serve`'s header: it answers only if that many are in
  * flight at once. A client that kept a narrower window would wait for ever: the test's own timeout
@@ -71,7 +139,7 @@ async function heldInWindows(
   });
   const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, concurrency: 2, servedConcurrency });
   try {
-    // The first goes alone, as a run's first request does: its answer says the server is `local serve`.
+    // The first alone: its answer says the server is `local serve`.
     expect((await client.upsertUser(user)).status).toBe(200);
     const rest = await Promise.all(Array.from({ length: calls - 1 }, () => client.upsertUser(user)));
     expect(rest.map((answer) => answer.status)).toEqual(Array(calls - 1).fill(200));

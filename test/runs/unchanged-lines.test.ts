@@ -175,14 +175,25 @@ describe('the journal format a run says it is written in', () => {
     await expect(readRun(runsDir, plain.id)).resolves.toBeDefined();
   });
 
-  it('a run that may write a head line is format 3; its head line reads as the header storeHead', async () => {
-    const served = await RunJournal.start(runsDir, { ...header(), headLine: true });
-    served.startHead('AAAAAAAAAAAAAAAAAAAAAA');
+  it('a served run keeps its start head in its header (format 1); the head line of a format 3 journal reads as it', async () => {
+    const served = await RunJournal.start(runsDir, { ...header(), storeHead: 'AAAAAAAAAAAAAAAAAAAAAA' });
     await served.close();
-    expect(headerBody(served.file).v).toBe(3);
-    expect(headerBody(served.file)).not.toHaveProperty('headLine');
-    const run = await readRun(runsDir, served.id);
-    expect(run.header.storeHead).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+    expect(headerBody(served.file)).toMatchObject({ v: 1, storeHead: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect((await readRun(runsDir, served.id)).header.storeHead).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+    // A journal that may hold a head line (format 3): the head it holds is the run's start head.
+    const older = await RunJournal.start(runsDir, header());
+    await older.close();
+    const lines = readFileSync(older.file, 'utf8').split('\n');
+    writeFileSync(
+      older.file,
+      [
+        encodeChecksummedLine(JSON.stringify({ ...headerBody(older.file), v: 3 })).replace(/\n$/, ''),
+        ...lines.slice(1, -1),
+        encodeChecksummedLine(JSON.stringify({ t: 'head', head: 'BBBBBBBBBBBBBBBBBBBBBB' })).replace(/\n$/, ''),
+        '',
+      ].join('\n'),
+    );
+    expect((await readRun(runsDir, older.id)).header.storeHead).toBe('BBBBBBBBBBBBBBBBBBBBBB');
   });
 
   it('a newer format is refused as written by a newer examctl, not read', async () => {

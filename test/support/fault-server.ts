@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { answeredAsPlatform } from './platform-store-route.js';
 
 /** One scripted answer. `destroy` drops the socket without answering (a network error for the client). */
 export interface ScriptedReply {
@@ -28,6 +29,12 @@ export interface FaultServer {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /**
+   * Questions for a served store's head (`GET .../examctl/store`, a run's before its first write,
+   * docs/remote.md): answered as the platform answers a route it does not know (404, no `x-examctl-store`),
+   * neither recorded nor scripted.
+   */
+  storeAsked: number;
   /** Queue replies; once the queue is empty, `fallback` answers. */
   script(...replies: ScriptedReply[]): void;
   fallback: ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
@@ -44,7 +51,10 @@ export async function startFaultServer(): Promise<FaultServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const state: { fallback: FaultServer['fallback'] } = { fallback: okEnvelope(null) };
+  const state: { fallback: FaultServer['fallback']; storeAsked: number } = {
+    fallback: okEnvelope(null),
+    storeAsked: 0,
+  };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -56,6 +66,10 @@ export async function startFaultServer(): Promise<FaultServer> {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
+      if (answeredAsPlatform(req, res)) {
+        state.storeAsked += 1;
+        return;
+      }
       requests.push(recorded);
       const reply = queue.shift() ?? (typeof state.fallback === 'function' ? state.fallback(recorded) : state.fallback);
       const answer = (): void => {
@@ -89,6 +103,9 @@ export async function startFaultServer(): Promise<FaultServer> {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    get storeAsked() {
+      return state.storeAsked;
+    },
     script: (...replies) => queue.push(...replies),
     get fallback() {
       return state.fallback;

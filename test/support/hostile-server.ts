@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { answeredAsPlatform } from './platform-store-route.js';
 
 /**
  * A loopback server that answers however a test's handler says, including in ways no honest
@@ -25,6 +26,8 @@ export interface HostileServer {
   requests: HostileRequest[];
   /** TCP connections the server accepted (a TLS handshake refused by the client included). */
   connections: number;
+  /** Questions for a served store's head answered as the platform does (HostileOptions.storeRoute). */
+  storeAsked: number;
   /** The self-signed server's certificate (PEM). */
   cert?: string;
   handler: HostileHandler;
@@ -34,6 +37,12 @@ export interface HostileServer {
 export interface HostileOptions {
   /** Serve https with a fresh self-signed certificate for 127.0.0.1 (needs the openssl CLI). */
   selfSigned?: boolean;
+  /**
+   * Hand a run's question for a served store's head (`GET .../examctl/store`, docs/remote.md) to the
+   * handler too. Else it is answered as the platform answers a route it does not know (404, no
+   * `x-examctl-store`), counted in `storeAsked`, not in `requests`.
+   */
+  storeRoute?: boolean;
 }
 
 /** A self-signed certificate for 127.0.0.1/localhost, made with the openssl CLI; undefined if it is absent. */
@@ -74,7 +83,7 @@ export async function startHostileServer(
   options: HostileOptions = {},
 ): Promise<HostileServer> {
   const sockets = new Set<Socket>();
-  const state = { handler, connections: 0 };
+  const state = { handler, connections: 0, storeAsked: 0 };
   const requests: HostileRequest[] = [];
   const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
@@ -86,6 +95,10 @@ export async function startHostileServer(
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
+      if (options.storeRoute !== true && answeredAsPlatform(req, res)) {
+        state.storeAsked += 1;
+        return;
+      }
       requests.push(request);
       state.handler(request, res);
     });
@@ -112,6 +125,9 @@ export async function startHostileServer(
     cert: pair?.cert,
     get connections() {
       return state.connections;
+    },
+    get storeAsked() {
+      return state.storeAsked;
     },
     get handler() {
       return state.handler;

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { ROOT, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 /**
  * The nightly sync (issue 24, docs/sync.md): a full sync, then the same export with some rows
@@ -41,6 +42,7 @@ async function startCountingServer(): Promise<{
   let received = 0;
   let hold = Infinity;
   const server = http.createServer((req, res) => {
+    if (answeredAsPlatform(req, res)) return;
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

@@ -11,7 +11,7 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 import { ROOT } from '../durability/helpers.js';
 
 /**
- * A first night through `local serve` records its start head from its first answer (docs/sync.md,
+ * A first night through `local serve` records the start head it asks before its first write (docs/sync.md,
  * "Where the store stands"): the store restored under it to a copy taken partway, the next night
  * sends again what was acknowledged after the newest head the copy holds (that start head: the
  * night's one batch, what the copy holds of it too), as on a local store.
@@ -21,6 +21,8 @@ const COPY_AFTER = 50;
 
 let server: RunningServer | undefined;
 let closeStore: (() => Promise<void>) | undefined;
+/** Questions the served store answered where it stands (`GET .../examctl/store`). */
+let asked = 0;
 
 afterEach(async () => {
   await server?.close();
@@ -35,6 +37,10 @@ async function serve(store: string, port: number, onUpsert: (count: number) => v
   closeStore = () => engine.close();
   let count = 0;
   const api: IntegrationApi = Object.assign(Object.create(engine) as IntegrationApi, {
+    storeHead: (...args: Parameters<NonNullable<IntegrationApi['storeHead']>>) => {
+      asked += 1;
+      return engine.storeHead!(...args);
+    },
     upsertUser: async (...args: Parameters<IntegrationApi['upsertUser']>) => {
       const answer = await engine.upsertUser(...args);
       onUpsert(++count);
@@ -87,6 +93,37 @@ describe('a served first night, the store restored to a copy taken partway throu
       expect(sent).toBe(USERS);
       expect(next.stderr).not.toContain('holds none');
       expect(next.stderr).toContain('is back at');
+    });
+  });
+});
+
+describe('the start head asked once a night', () => {
+  it("a first night asks before its first write; the next takes the memory's question's answer, not a second", async () => {
+    await withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect(
+        (await cli(dir, ['local', 'init', '--store', store, '--seed', join(ROOT, 'fixtures/world.json')])).code,
+      ).toBe(0);
+      writeFileSync(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role\nu1,F,L,u1@example.test,u1,Candidate\n',
+      );
+      let sent = 0;
+      const port = await serve(store, 0, (count) => (sent = count));
+      const night = ['user', 'sync', '--file', 'users.csv', '--changed-only', '--yes'];
+      const remote = ['--target', 'remote', '--base-url', `http://127.0.0.1:${port}`];
+      const asksOfNight = async (): Promise<number> => {
+        const before = asked;
+        const run = await cli(dir, [...night, ...remote]);
+        expect(run.code, run.stderr).toBe(0);
+        return asked - before;
+      };
+      // The first: the run's question, then the head it ends at (the memory's, after the run).
+      expect(await asksOfNight()).toBe(2);
+      expect(sent).toBe(1);
+      // The second: the memory's question as it opens (it holds heads), then the end: the run asks nothing itself.
+      expect(await asksOfNight()).toBe(2);
+      expect(sent).toBe(1);
     });
   });
 });

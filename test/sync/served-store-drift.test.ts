@@ -9,6 +9,7 @@ import { ROOT } from '../durability/helpers.js';
 import { serve } from './lost-memory-nights.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
 import { servedStoreHead } from '../../src/port/integration-api.js';
+import { answeredAsPlatform } from '../support/platform-store-route.js';
 
 /**
  * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
@@ -262,11 +263,12 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
 });
 
 describe('a server that does not say it is local serve', () => {
-  it('is never asked where its store stands: every night sends only its own requests, and the memory is believed', () =>
+  it('is asked where its store stands once a night, before any write (a 404: none), and the memory is believed', () =>
     withTempDir(async (dir) => {
       const paths: string[] = [];
       const server = http.createServer((req, res) => {
         paths.push(`${req.method} ${req.url}`);
+        if (answeredAsPlatform(req, res)) return;
         const chunks: Buffer[] = [];
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.on('end', () => {
@@ -305,7 +307,8 @@ describe('a server that does not say it is local serve', () => {
           expect(run.code, run.stderr).toBe(0);
           expect(run.stderr).not.toContain('older than run');
         }
-        expect(paths).toEqual(['POST /api/v1/integrations/user']);
+        const asked = 'GET /api/v1/integrations/examctl/store';
+        expect(paths).toEqual([asked, 'POST /api/v1/integrations/user', asked]);
       } finally {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
