@@ -36,6 +36,8 @@ interface DispatchOptions {
   journal?: RunJournaling;
   /** With a journal: the positions that may go on record as sent ahead (docs/runs.md, "Sent ahead"); 0: none. */
   recordAhead?: number;
+  /** The run read stdin or a pipe (journaled as `--file -`): `runs resume` cannot send what it did not. */
+  piped?: boolean;
 }
 
 /** A unit the pipeline announced (`expect`) and has not dispatched yet. */
@@ -345,7 +347,11 @@ export class RecordDispatcher<P, R> {
   private notSent(): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
     return [
-      problem('', ErrorCode.NotSentRunStopped, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone)),
+      problem(
+        '',
+        ErrorCode.NotSentRunStopped,
+        notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone, this.options.piped),
+      ),
     ];
   }
 

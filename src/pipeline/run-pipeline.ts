@@ -138,6 +138,7 @@ export async function runPipeline<P, R = never>(
     // A job that sends its units together puts them on record together, in the turn they go; why
     // 256 ahead of the one dispatched, and what it costs: docs/runs.md, "Sent ahead".
     recordAhead: job.sendsTogether ? 0 : Math.max(256, window),
+    piped: deps.invocation?.file === '-',
   });
 
   // A run that sends reads its units a piece at a time, the next while requests are in flight,

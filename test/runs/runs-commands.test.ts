@@ -217,6 +217,13 @@ describe('runs resume of a run that read stdin', () => {
     expect(error.message).not.toContain(`runs resume ${id}`);
     expect(error.message).toContain(`examctl runs show ${id}`);
     expect(items.length).toBe(600);
+    // The run's own items it did not send say so too, not the resume it would refuse.
+    const unsent = (items as { status: string; errors: { message: string }[] }[])
+      .filter((item) => item.status === 'skipped')
+      .map((item) => item.errors[0]!.message);
+    expect(unsent.length).toBeGreaterThan(0);
+    expect(unsent.filter((message) => message.includes('runs resume'))).toEqual([]);
+    expect(unsent[0]).toContain('cannot be read again');
     // runs show names the same way on for each item the run did not send.
     const shown = spawnSync(process.execPath, [BIN, 'runs', 'show', id, '--json'], {
       cwd: dir,
