@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { actionOf } from '../../src/report/plan-actions.js';
 import { RunPlan } from '../../src/report/report-writers.js';
 import type { ItemAction, ReportItem } from '../../src/report/run-report.js';
 
@@ -51,5 +52,13 @@ describe("a dry run's plan on stderr", () => {
       '  ! bio27 (refused by the target)',
       '  ! Bad Id! (invalid)',
     ]);
+  });
+
+  it('counts an id invigilators remove found already gone (--missing-ok) as unchanged, as its item says, not removed', () => {
+    const removal = { valid: true, removes: true };
+    expect(actionOf(removal, { status: 'ok', action: 'unchanged' })).toBe('unchanged');
+    expect(actionOf(removal, { status: 'ok', action: 'removed' })).toBe('remove');
+    // A remote dry run tells nothing: the request removes.
+    expect(actionOf(removal, { status: 'ok' })).toBe('remove');
   });
 });
