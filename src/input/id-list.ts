@@ -2,6 +2,7 @@ import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, reportStatusOf } from './csv-reader.js';
 import { normalizeColumnName } from '../formats/column-name.js';
+import { notARunReport } from '../formats/report-csv-contract.js';
 import {
   isRunReportHeader,
   restoreNeutralisedCells,
@@ -30,6 +31,8 @@ type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
   same?: TextOptions['same'];
+  /** --only-failed: the file must be a run report, which JSON never is (docs/cli.md): exit 2 as for every command. */
+  runReportOnly?: boolean;
 };
 
 /** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
@@ -213,6 +216,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'csv') return readCsvIds(path, file, options);
   const start = (await readTextHead(path, file)).trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) {
+    if (options.runReportOnly === true) throw notARunReport(`${file} is not a CSV or .xlsx file`);
     // Parsed whole, so bounded; a plain or CSV list streams, any size.
     const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1, options);
     if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES)

@@ -106,7 +106,8 @@ export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'a
   // A user examctl disabled whom the target does not hold (never created: docs/sync.md) is created, as the target says.
   if (item.action === 'created') return 'create';
   if (facts.enables === true) return 'enable';
-  if (item.action === 'removed' || facts.removes === true) return 'remove';
+  // An id already gone (--missing-ok) is what the target said: unchanged, nothing removed.
+  if (item.action === 'removed' || (facts.removes === true && item.action !== 'unchanged')) return 'remove';
   if (item.action === 'updated') return 'update';
   if (item.action === 'unchanged') return 'unchanged';
   if (item.action === 'left') return 'left';

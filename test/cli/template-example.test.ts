@@ -47,4 +47,15 @@ describe('template --example', () => {
       }
     });
   });
+
+  it('refuses --out naming another format than the example ships as (exit 2, no file): JSON under a .csv name reads as CSV', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['template', 'collection', '--example', '--out', 'c.csv'], io.deps)).toBe(2);
+      expect(io.stderr.text).toContain('E2000');
+      expect(io.stderr.text).toContain('collection.json');
+      expect(io.stderr.text).toContain('c.csv');
+      await expect(readFile(join(dir, 'c.csv'))).rejects.toThrow('ENOENT');
+    });
+  });
 });

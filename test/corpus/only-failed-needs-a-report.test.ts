@@ -94,6 +94,25 @@ describe('--only-failed on a file without a status column', () => {
     });
   });
 
+  it('invigilators remove: its own JSON report is refused as --only-failed input, as every command refuses JSON', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const report = join(dir, 'r.json');
+      const first = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-9', '--report', report, '--store', store],
+        dir,
+      );
+      expect(first.code).toBe(1);
+      const retry = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store],
+        dir,
+      );
+      expect(retry.code).toBe(2);
+      expectOnlyErrorDocument(retry.stdout, 2);
+      expectCoded(retry.stderr, 'E2000', '--only-failed', 'r.json', 'CSV', '.xlsx');
+    });
+  });
+
   it('invigilators remove: with its own CSV report, sends only the ids that were not ok', async () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 's');

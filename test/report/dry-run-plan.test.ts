@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { actionOf } from '../../src/report/plan-actions.js';
 import { RunPlan } from '../../src/report/report-writers.js';
 import type { ItemAction, ReportItem } from '../../src/report/run-report.js';
 
-const item = (id: string, action: ItemAction, extra: Partial<ReportItem> = {}): ReportItem => ({
+const item = (id: string, action: ItemAction | undefined, extra: Partial<ReportItem> = {}): ReportItem => ({
   source: { file: 'users.csv', line: 2 },
   id,
   status: 'ok',
@@ -39,5 +40,25 @@ describe("a dry run's plan on stderr", () => {
     ]);
     // Each kind's overflow right after its own lines.
     expect(lines.indexOf('  ... and 5 more to create')).toBe(lines.indexOf('  + new-9') + 1);
+  });
+
+  it('names a record the target would refuse as refused, as its count does, apart from an invalid one', () => {
+    // Planned: a local store judged them (an item with an action marks that on its own).
+    const plan = new RunPlan(true);
+    plan.add(item('bio27', undefined, { status: 'failed', plan: 'fails' }));
+    plan.add(item('Bad Id!', undefined, { status: 'failed', plan: 'invalid' }));
+    expect(plan.lines()).toEqual([
+      'plan: 1 refused by the target, 1 invalid',
+      '  ! bio27 (refused by the target)',
+      '  ! Bad Id! (invalid)',
+    ]);
+  });
+
+  it('counts an id invigilators remove found already gone (--missing-ok) as unchanged, as its item says, not removed', () => {
+    const removal = { valid: true, removes: true };
+    expect(actionOf(removal, { status: 'ok', action: 'unchanged' })).toBe('unchanged');
+    expect(actionOf(removal, { status: 'ok', action: 'removed' })).toBe('remove');
+    // A remote dry run tells nothing: the request removes.
+    expect(actionOf(removal, { status: 'ok' })).toBe('remove');
   });
 });

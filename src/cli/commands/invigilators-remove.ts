@@ -193,6 +193,7 @@ async function idEntries(
       sheet,
       hiddenRows,
       idColumn,
+      runReportOnly: onlyFailed,
       notice: (text) => sayOnce(deps, text),
       same: noteRead(deps, inputPathOf(file, deps)),
     });

@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTemplateKind, TEMPLATE_KINDS, type TemplateKind } from '../../domain/templates.js';
 import { UsageError } from '../../system/errors.js';
@@ -32,7 +33,10 @@ export function run(
 ): Promise<number> {
   if (example === true && mapExample === true)
     throw new UsageError('--example and --map-example each print a file: give one');
-  if (example === true) return withOutFile(out, deps, (to) => writeExample(kind, output, to), 'public');
+  if (example === true) {
+    refuseOtherFormat(kind, out);
+    return withOutFile(out, deps, (to) => writeExample(kind, output, to), 'public');
+  }
   if (mapExample === true) return withOutFile(out, deps, (to) => writeMapExample(kind, output, to), 'public');
   return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
 }
@@ -56,6 +60,19 @@ const EXAMPLES: Partial<Record<TemplateKind, string>> = {
   sittings: 'sittings.csv',
   collection: 'collection.json',
 };
+
+/** Names whose ending says an input format (docs/input-formats.md). */
+const FORMAT_ENDINGS = ['.csv', '.json', '.ndjson', '.xlsx'];
+
+/** `--out c.csv` for an example that ships as JSON would write JSON under a name the commands read as CSV. */
+function refuseOtherFormat(kind: string, out: string | undefined): void {
+  const name = EXAMPLES[templateKindOf(kind)];
+  const asked = extname(out ?? '').toLowerCase();
+  if (name === undefined || !FORMAT_ENDINGS.includes(asked) || asked === extname(name)) return;
+  throw new UsageError(
+    `--example prints ${name} as it ships: --out ${out} names another format; give it a ${extname(name)} name`,
+  );
+}
 
 /** `--example`: the example file as it ships (its own format), read from the package or the executable. */
 async function writeExample(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
