@@ -108,7 +108,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ],
   ['schedule push --file s.csv --really-new-ids', { file: 's.csv', reallyNewIds: true }],
   ['template users -o xlsx --out u.xlsx', { kind: 'users', output: 'xlsx', out: 'u.xlsx' }],
-  ['template sittings --map-example', { kind: 'sittings', output: 'csv', mapExample: true }],
+  ['template sittings --map-example', { kind: 'sittings', mapExample: true }],
   ['schema sittings --out s.json', { kind: 'sittings', out: 's.json' }],
   ['review-session show RS-1 -o csv --delimiter ;', { externalIds: ['RS-1'], output: 'csv', delimiter: ';' }],
   [

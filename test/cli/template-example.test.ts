@@ -33,11 +33,13 @@ describe('template --example', () => {
     });
   });
 
-  it('refuses a kind without an example, -o xlsx, and --map-example beside it (exit 2)', async () => {
+  it('refuses a kind without an example, an -o other than its format, and --map-example beside it (exit 2)', async () => {
     await withTempDir(async (dir) => {
       for (const [argv, said] of [
         [['template', 'candidates', '--example'], 'candidates has no example file; one of users, sittings, collection'],
         [['template', 'users', '--example', '-o', 'xlsx'], 'leave out -o xlsx'],
+        // A typed -o csv is not the default: the collection example ships as JSON.
+        [['template', 'collection', '--example', '-o', 'csv'], 'leave out -o csv'],
         [['template', 'users', '--example', '--map-example'], 'give one'],
       ] as const) {
         const io = testDeps(dir);

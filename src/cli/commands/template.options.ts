@@ -6,12 +6,11 @@ import { NO_BOM_OPTION } from './file-options.js';
 const TEMPLATE_OPTIONS = [
   argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'),
   brief(
-    'csv (header row), xlsx (with a Columns sheet) or json',
+    'csv (header row; the default), xlsx (with a Columns sheet) or json',
     choice(
       '-o, --output <format>',
-      'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)',
+      'csv (the header row; the default), xlsx (text columns and a Columns sheet describing each) or json (one example record)',
       ['csv', 'xlsx', 'json'],
-      'csv',
     ),
   ),
   OUT_OPTION,

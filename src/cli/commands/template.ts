@@ -38,7 +38,7 @@ export function run(
     return withOutFile(out, deps, (to) => writeExample(kind, output, to), 'public');
   }
   if (mapExample === true) return withOutFile(out, deps, (to) => writeMapExample(kind, output, to), 'public');
-  return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
+  return withOutFile(out, deps, (to) => writeTemplate(kind, output ?? 'csv', bom, to), 'public');
 }
 
 /** `--map-example`: a map file is JSON (with notes in `//` keys), whatever the template's format would be. */
@@ -80,7 +80,8 @@ async function writeExample(kind: string, output: TemplateOptions['output'], dep
   const name = EXAMPLES[which];
   if (name === undefined)
     throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
-  if (output !== 'csv' && !name.endsWith(output))
+  // Typed (or said by --out's name) only: the default csv is not a wish for a JSON example.
+  if (output !== undefined && !name.endsWith(output))
     throw new UsageError(
       `--example prints ${name} as it ships: leave out -o ${output}${output === 'json' ? ' (--json)' : ''}`,
     );
@@ -93,7 +94,7 @@ async function writeExample(kind: string, output: TemplateOptions['output'], dep
 
 async function writeTemplate(
   kind: string,
-  output: TemplateOptions['output'],
+  output: NonNullable<TemplateOptions['output']>,
   bom: boolean | undefined,
   deps: CommandDeps,
 ): Promise<number> {
