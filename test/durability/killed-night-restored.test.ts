@@ -31,13 +31,15 @@ async function holding(value: string, path = place.store()): Promise<number> {
 }
 
 /**
- * A night of users.csv stopped by its own SIGSTOP at its 150th outcome, the store copied (its LOCK left
- * out), let go on, and killed with SIGKILL at its 450th: the memory holds acknowledgements after the copy.
+ * A night of users.csv stopped by its own SIGSTOP at its 300th outcome, the store copied (its LOCK left
+ * out), let go on, and killed with SIGKILL at its 550th: the memory holds acknowledgements after the copy.
+ * At 300, a batch head after the start head is on record whatever the window (128 toward `local serve`):
+ * a batch's head is the one the first request sent after it began stood on, answered at most a window later.
  */
 async function killedWithCopy(target: string[]): Promise<void> {
   const run = startExamctl(['user', 'sync', '--changed-only', '--file', 'users.csv', ...target], place.dir, {
     ...place.env,
-    EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:150:SIGSTOP,outcome:450:SIGKILL',
+    EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGSTOP,outcome:550:SIGKILL',
   });
   await untilStopped(run);
   await place.copy();
