@@ -109,7 +109,8 @@ export async function showReviewSessions(
   }
   if (format === 'json' && only !== undefined) await printJson(deps, only.session, 2);
   else if (format !== 'table') {
-    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
+    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its
+    // properties and header notes.
     const zoneColumn = times.dateFormat !== undefined && format !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
     const layout = columns.layout({ pinColumn: showPin, sessionColumn: several, ...zoneColumn });
     const eachTable: cells.EachTable = async (write) => {

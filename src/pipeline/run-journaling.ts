@@ -101,7 +101,9 @@ export interface JournaledTraits {
   storeKeys?: 'users' | 'schedules';
   /** RecordJob.holds: what decides, by value, an item of a key the store changed since the run began. */
   holds?(directory: LocalDirectory, payload: unknown, key: string): boolean;
-  /** The store's head as the sync memory's open asked it (RecordJob.headSeen): the run's start head, not asked twice. */
+  /**
+   * The store's head as the sync memory's open asked it (RecordJob.headSeen): the run's start head, not asked twice.
+   */
   headSeen?: string | undefined;
 }
 

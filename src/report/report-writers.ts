@@ -762,7 +762,10 @@ const SHOWN_RECORDS = 10;
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 
-/** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`, `! stu-7 (refused by the target)`. */
+/**
+ * How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable
+ * login)`, `> stu-6`, `! stu-4 (invalid)`, `! stu-7 (refused by the target)`.
+ */
 function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
   // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent: docs/plan.md).

@@ -113,7 +113,10 @@ export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
 }
 
-/** A format 3 journal's start head of a served store (docs/runs.md, "Applied before the interrupt"); none is written now. */
+/**
+ * A format 3 journal's start head of a served store, read as the header's `storeHead` (docs/runs.md, "Applied before
+ * the interrupt"); examctl writes the head in the header.
+ */
 interface HeadLine {
   t: 'head';
   head: string;

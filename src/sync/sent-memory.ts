@@ -119,7 +119,9 @@ export abstract class SentMemory<P> {
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
-  /** Whether the store said where it stands against this population's heads (`judgeStore`): what it changed is known. */
+  /**
+   * Whether the store said where it stands against this population's heads (`judgeStore`): what it changed is known.
+   */
   protected storeStands = false;
   private headOf = async (): Promise<string | undefined> => undefined;
   /**
@@ -444,7 +446,8 @@ export abstract class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.run = run;
-    // Where the open did not ask the store (a first night through `local serve`): the head the run asked before its first request.
+    // Where the open did not ask the store (a first night through `local serve`): the head the run asked before its
+    // first request.
     this.head ??= head;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));

@@ -68,7 +68,8 @@ const STEPS: readonly (readonly [number, ...string[]])[] = [
   [0, 'runs', 'resume'],
   [0, 'runs', 'prune'],
   [3, 'user', 'sync', '--file', 'users.csv', '--profile', 'b', '--base-url', 'http://127.0.0.1:1', '--yes'],
-  // A run that begins with a write (a user sync's first request, the store's head, comes before its journal): resumable.
+  // A run that begins with a write (a user sync's first request, the store's head, comes before its journal):
+  // resumable.
   [3, 'collection', 'add', '--title', 'Physics', '--profile', 'b', '--base-url', 'http://127.0.0.1:1', '--yes'],
   [3, 'runs', 'resume', '--profile', 'b', '--base-url', 'http://127.0.0.1:1', '--yes'],
   [3, 'review-session', 'show', 'RS-1', '--profile', 'b', '--base-url', 'http://127.0.0.1:1'],

@@ -7,8 +7,9 @@ import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
  * As resume-restored.test.ts, through `local serve`: the run's start head is the one the server answers
- * before the first write (the journal header's `storeHead`), so a resume after the served store was restored (server stopped, the copy
- * put back, served again) sends exactly what the store lost (docs/runs.md, "A store restored under a run").
+ * before the first write (the journal header's `storeHead`), so a resume after the served store was restored
+ * (server stopped, the copy put back, served again) sends exactly what the store lost (docs/runs.md, "A store
+ * restored under a run").
  */
 
 const SCHEDULES = 200;

@@ -552,7 +552,8 @@ describe('connection failures through a whole run', () => {
       expect(stderr).toContain('NODE_EXTRA_CA_CERTS=<ca.pem>');
       expect(stderr).toContain('nothing was sent');
       expect(server!.connections).toBe(1);
-      // Met by the run's first request, the question for a served store's head, before its journal began: no run to resume.
+      // Met by the run's first request, the question for a served store's head, before its journal began: no run to
+      // resume.
       expect(stderr).not.toMatch(/run \S+ \(examctl runs show/);
       const show = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(await runCli(['--json', 'runs', 'list'], show.deps)).toBe(0);
