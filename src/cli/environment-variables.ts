@@ -168,14 +168,14 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
 ];
 
+const PREFIX = 'EXAMCTL_';
+
 /**
  * The notes for variables set with examctl's prefix that it does not read but one it does is
  * close to (a typo in a job's environment is otherwise silently ignored): one edit or two, or a
  * known name with a part left off (a timeout without its `_MS`). Names of other characters are
  * never quoted (a terminal's escapes).
  */
-const PREFIX = 'EXAMCTL_';
-
 export function misspelledVariables(env: Readonly<Record<string, string | undefined>>): string[] {
   const known = ENVIRONMENT_VARIABLES.map((variable) => variable.name).filter((name) => name.startsWith(PREFIX));
   return Object.keys(env).flatMap((name) => {

@@ -5,7 +5,7 @@ import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
-import type { LocalDirectory } from '../port/local-directory.js';
+import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
 import {
   appliedItem,
   currentTrust,
@@ -137,11 +137,11 @@ export async function startJournaling(
     // Whether the store holds what a unit of a key it changed since the run began would write: that
     // change is the run's exactly then, else another writer's (or a restore's and one since). A
     // served store cannot be read: there the key decides (undefined).
-    const directory = target.kind === 'local' && api != null && 'scheduleChanges' in api ? api : undefined;
+    const directory = target.kind === 'local' ? localDirectoryOf(api) : undefined;
     const heldBy = (unit: Unit<unknown>, key: string): boolean | undefined =>
       directory === undefined || holds === undefined || !unit.prepared.ok
         ? undefined
-        : holds(directory as unknown as LocalDirectory, unit.prepared.value, key);
+        : holds(directory, unit.prepared.value, key);
     // Kept units the store holds (it changed their keys after the run began, to what they wrote): they stand.
     const inStore = new Set<number>();
     // Kept ok units of a key the store changed since the run began, to other values: sent again.

@@ -32,6 +32,11 @@ export interface LocalDirectory {
   scheduleChanges(request: ScheduleRequest): { changed: string[] } | { refused: string } | null;
 }
 
+/** The LocalDirectory an open API has beside it: the local engine's (LocalEngine); a remote client has none. */
+export function localDirectoryOf(api: object | null | undefined): LocalDirectory | undefined {
+  return api != null && 'scheduleChanges' in api ? (api as LocalDirectory) : undefined;
+}
+
 export interface KnownUser {
   ExternalId: string;
   FirstName: string;

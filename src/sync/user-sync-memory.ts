@@ -4,7 +4,7 @@ import { UsageError, InternalError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import type { IntegrationApi } from '../port/integration-api.js';
-import type { LocalDirectory } from '../port/local-directory.js';
+import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -190,7 +190,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * store's record, read through the engine's own view of it; a remote API has none: what examctl last sent.
    */
   opened(api: IntegrationApi | null): void {
-    this.beforeView = api !== null && 'storedUserOf' in api ? (api as unknown as LocalDirectory) : null;
+    this.beforeView = localDirectoryOf(api) ?? null;
   }
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
