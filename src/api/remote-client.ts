@@ -31,6 +31,7 @@ import {
   readEnvelope,
   saidSuccess,
   undecodableBody,
+  type ResponseHeaders,
 } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
 import {
@@ -55,6 +56,7 @@ import {
   type ApiResult,
   type CallOptions,
   type IntegrationApi,
+  type PlannedAction,
   type RetryCounts,
 } from '../port/integration-api.js';
 import {
@@ -189,6 +191,13 @@ function otherIdNamed(route: string, request: Members, content: Members): string
   return sent.toLowerCase() === named.toLowerCase()
     ? undefined
     : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
+}
+
+/** What `local serve`'s engine did, from its header `x-examctl-action` (only on a served store's answer). */
+function servedAction(headers: ResponseHeaders): PlannedAction | undefined {
+  if (headerValue(headers, 'x-examctl-store') === undefined) return undefined;
+  const said = headerValue(headers, 'x-examctl-action');
+  return said === 'created' || said === 'updated' || said === 'unchanged' ? said : undefined;
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
@@ -501,6 +510,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
+    // `local serve` says what its engine did (docs/remote.md, "The local server"); the platform does not.
+    const did = servedAction(answer.headers);
+    if (did !== undefined) result.action = did;
     const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
     if (other !== undefined)
       Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });

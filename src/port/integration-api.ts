@@ -10,13 +10,13 @@ import type {
 import type { UserResponseContent } from '../domain/user.js';
 import { isHead } from '../domain/store-head.js';
 
-/** What a call did (local engine only; a remote server does not say). */
+/** What a call did (the local engine, and `local serve` through the remote client; the platform does not say). */
 export type PlannedAction = 'created' | 'updated' | 'unchanged';
 
 /**
  * The outcome of one call: the HTTP status and the envelope, exactly as the service gave
- * them. A remote client adds nothing; the local engine adds `action` (what it did, or with
- * `dryRun` what it would do).
+ * them. The local engine adds `action` (what it did, or with `dryRun` what it would do); the remote
+ * client adds it where `local serve` says it (header `x-examctl-action`).
  */
 export interface ApiResult<T> {
   status: number;

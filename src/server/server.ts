@@ -403,7 +403,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         req.socket.destroy();
         return;
       }
-      send(result.status, JSON.stringify(result.envelope));
+      // What the engine did (docs/remote.md, "The local server"): a run reports it and a resume compares it.
+      const did = result.action === undefined ? undefined : { 'x-examctl-action': result.action };
+      send(result.status, JSON.stringify(result.envelope), did);
     } catch (error) {
       if (error instanceof ClientGone) {
         outcome = 'aborted';

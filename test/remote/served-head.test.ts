@@ -172,3 +172,29 @@ describe('the window toward local serve', () => {
     expect(limiter.tryAcquire()).toBe(false);
   });
 });
+
+/** `x-examctl-action`, what `local serve`'s engine did (docs/remote.md, "The local server"): taken from a served store only. */
+describe('a served action', () => {
+  async function actionSaid(headers: Record<string, string>): Promise<string | undefined> {
+    server = await startHostileServer((_request, res) => json(res, 200, ok, headers));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN });
+    try {
+      return (await client.upsertUser(user)).action;
+    } finally {
+      await client.close();
+    }
+  }
+  const served = { 'x-examctl-store': '/examctl/store' };
+
+  it.each(['created', 'updated', 'unchanged'])('%s, said by local serve, is the answer’s action', async (action) => {
+    expect(await actionSaid({ ...served, 'x-examctl-action': action })).toBe(action);
+  });
+
+  it.each([
+    ['without local serve’s x-examctl-store', { 'x-examctl-action': 'unchanged' }],
+    ['not an action', { ...served, 'x-examctl-action': 'removed' }],
+    ['huge', { ...served, 'x-examctl-action': 'u'.repeat(8000) }],
+  ])('%s: no action', async (_, headers) => {
+    expect(await actionSaid(headers)).toBeUndefined();
+  });
+});
