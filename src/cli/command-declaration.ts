@@ -4,6 +4,7 @@ import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
 import type { RerunInput } from '../pipeline/record-job.js';
 import type { RecordKind } from '../domain/columns.js';
+import type { TakenFlag } from '../flags/taken-flags.js';
 
 /**
  * A command is one declaration in its `commands/<command>.options.ts`, which imports only flag tables, so
@@ -32,22 +33,6 @@ export type CliDeps = CommandDeps & { readonly behaviours?: Behaviours };
  */
 type ResumeSupport = 'rerun' | { readonly notResumable: string };
 
-/** Global flags only some commands use (`takes`). */
-export const TAKEN_FLAGS = [
-  '--report',
-  '--dry-run',
-  // The target's:
-  '--target',
-  '--store',
-  '--base-url',
-  '--token-file',
-  '--profile',
-  '--concurrency',
-  '--rate',
-  '--allow-insecure-http',
-] as const;
-export type TakenFlag = (typeof TAKEN_FLAGS)[number];
-
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
   readonly path: readonly [string] | readonly [string, string];
@@ -56,8 +41,8 @@ export interface CommandDeclaration {
   readonly examples: readonly string[];
   /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
   readonly options?: SpecTable;
-  /** Those it uses (`target`: all, resolving one); any other is exit 2. */
-  readonly takes: readonly (TakenFlag | 'target')[];
+  /** The global flags it takes of those a command takes only by saying so (taken-flags.ts); any other is exit 2. */
+  readonly takes: readonly TakenFlag[];
   /** The records its --file holds. */
   readonly reads?: RecordKind;
   /** Writes text for a person or a shell, never JSON: `--json` and `-o` are refused with exit 2. */
@@ -82,11 +67,6 @@ export type CommandOptions<D> = D extends DeclaredCommand<infer T> ? OptionsOf<T
 /** A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it (resume-registry.ts). */
 export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
   return declaration.path.join(' ');
-}
-
-/** In its `takes`, or the target's where it resolves one. */
-export function takesFlag({ takes }: CommandDeclaration, flag: TakenFlag): boolean {
-  return takes.includes(flag) || (takes.includes('target') && TAKEN_FLAGS.indexOf(flag) > 1);
 }
 
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */

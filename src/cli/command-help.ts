@@ -1,6 +1,6 @@
 import { Help, type Command, type HelpConfiguration, type Option } from 'commander';
 import { briefLineOf, briefTermOf, shownWithItsPositive } from '../flags/option-table.js';
-import { commandName, takesFlag, type CommandDeclaration } from './command-declaration.js';
+import { commandName, type CommandDeclaration } from './command-declaration.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
 
 /**
@@ -69,7 +69,7 @@ export function globalPointer(command: Command, commands: readonly CommandDeclar
   const some =
     declaration === undefined
       ? []
-      : (['--dry-run', '--report', '--store'] as const).filter((flag) => takesFlag(declaration, flag));
+      : (['--dry-run', '--report', '--store'] as const).filter((flag) => declaration.takes.includes(flag));
   return `Global flags (${['--json', ...some, '--yes'].join(', ')}...): examctl options`;
 }
 

@@ -3,17 +3,10 @@ import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { FileInput } from '../context/file-input.js';
-import { DRY_RUN_OUT, GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
+import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, examples, REFUSED_GLOBALS, registerSpecs } from '../flags/option-table.js';
-import {
-  commandName,
-  keptOptionNames,
-  takesFlag,
-  TAKEN_FLAGS,
-  type Behaviours,
-  type CommandDeclaration,
-  type TakenFlag,
-} from './command-declaration.js';
+import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
+import { flagRefusal, refusedFlag, refusedGlobalFlags, type TakingCommand } from '../flags/taken-flags.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import {
@@ -86,10 +79,7 @@ export function buildProgram(
     const { options: table } = declaration;
     if (table === undefined) return;
     registerSpecs(command, table);
-    REFUSED_GLOBALS.set(
-      command,
-      TAKEN_FLAGS.filter((flag) => !takesFlag(declaration, flag)),
-    );
+    REFUSED_GLOBALS.set(command, refusedGlobalFlags(declaration.takes));
     // -h under the last heading, not a heading of its own: two lines of the screen saved.
     const lastHeading = command.options.at(-1)?.helpGroupHeading;
     if (lastHeading !== undefined)
@@ -103,13 +93,13 @@ export function buildProgram(
         );
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
-      // `--target local` where --store is taken says what the command does anyway (a script's prefix).
-      const same = (flag: TakenFlag) =>
-        flag === '--target' && merged.target === 'local' && takesFlag(declaration, '--store');
-      const refused = TAKEN_FLAGS.find(
-        (flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag) && !same(flag),
-      );
-      if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
+      const taking = takingCommand(declaration);
+      const refused = refusedFlag(taking, merged);
+      if (refused !== undefined) {
+        const flag = refused.replace('--no-', '--');
+        const takers = commands.filter((each) => each.takes.some((taken) => taken === flag)).map(commandName);
+        throw flagRefusal(refused, taking, takers);
+      }
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       argumentKeys(table).forEach((key, index) => (parsed[key] = args[index]));
@@ -130,7 +120,7 @@ export function buildProgram(
           keptOptions: keptOptionNames(declaration),
           commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),
           reads: declaration.reads,
-          sends: takesFlag(declaration, '--report'),
+          sends: declaration.takes.includes('--report'),
           invocation: pipedFile === undefined ? options : { ...options, file: '-' },
           stdinFile: stdin?.path,
           pipedFile,
@@ -237,32 +227,11 @@ export function textOnlyError(given: string, what: string): UsageError {
   });
 }
 
-/** Why a flag it does not take is refused. */
-const PROFILE_HINTS: Partial<Record<TakenFlag, string>> = {
-  '--store': ' (a profile keeps no store)',
-  '--token-file': ' (a profile keeps one: config set-profile <name> --token-file <path>)',
-};
-
-function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
-  const name = commandName(declaration);
-  const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
-  if (flag === '--dry-run')
-    return out
-      ? DRY_RUN_OUT
-      : `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
-  if (flag === '--report') {
-    const takers = commands.filter((each) => takesFlag(each, flag)).map(commandName);
-    const instead = out ? `use --out <file> for ${name}` : `${name} writes no run report`;
-    return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
-  }
-  const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
-  const local = flag === '--target' && read.includes('--store') ? ' (and --target local)' : '';
-  const what =
-    read.length === 0
-      ? 'reads no target or profile'
-      : `takes ${read.join(', ')}${local}, not ${flag}${local && ' remote'}`;
-  // Where a profile is written (set-profile, login): what the profile keeps instead.
-  const kept = read.includes('--base-url') ? PROFILE_HINTS[flag] : undefined;
-  const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : (kept ?? '');
-  return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
+/** A declaration as its refusals name it. */
+function takingCommand(declaration: CommandDeclaration): TakingCommand {
+  return {
+    name: commandName(declaration),
+    takes: declaration.takes,
+    writesOut: declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out ')) ?? false,
+  };
 }

@@ -1,6 +1,17 @@
 import { REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
-import { allKept, choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brief } from './option-table.js';
+import {
+  allKept,
+  choice,
+  everyCommand,
+  grouped,
+  HELP_GROUP,
+  kept,
+  option,
+  parsed,
+  type OptionsOf,
+  brief,
+} from './option-table.js';
 
 /** --dry-run with --out, refused before anything is read or written. */
 export const DRY_RUN_OUT = '--out writes a file, which --dry-run never does: leave one of them out';
@@ -53,25 +64,31 @@ export const GLOBAL_OPTIONS = allKept([
     ),
   ] as const),
   ...grouped(HELP_GROUP.output, [
-    kept(
-      brief(
-        'exactly one JSON document on stdout',
-        option(
-          '--json',
-          'print exactly one JSON document on stdout (run report or read result); human output goes to stderr',
+    everyCommand(
+      kept(
+        brief(
+          'exactly one JSON document on stdout',
+          option(
+            '--json',
+            'print exactly one JSON document on stdout (run report or read result); human output goes to stderr',
+          ),
         ),
+        HOW_IT_PRINTS,
       ),
-      HOW_IT_PRINTS,
+      'how it prints: a text-only command refuses it (printsText)',
     ),
-    kept(
-      brief(
-        'json (as --json), or table/csv where a command has them',
-        option(
-          '-o, --output <format>',
-          'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)',
+    everyCommand(
+      kept(
+        brief(
+          'json (as --json), or table/csv where a command has them',
+          option(
+            '-o, --output <format>',
+            'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)',
+          ),
         ),
+        HOW_IT_PRINTS,
       ),
-      HOW_IT_PRINTS,
+      'how it prints: a text-only command refuses it (printsText)',
     ),
     brief(
       'also write the run report: .json, .csv, .xlsx, .xml (JUnit) or .html (a page)',
@@ -90,14 +107,20 @@ export const GLOBAL_OPTIONS = allKept([
       { notKept: 'a dry run keeps no journal' },
     ),
     // commander sets `input` to true, and to false with --no-input.
-    kept(
-      brief(
-        'never prompt (implied by CI=true)',
-        option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
+    everyCommand(
+      kept(
+        brief(
+          'never prompt (implied by CI=true)',
+          option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
+        ),
+        { notKept: 'runs resume asks nothing: it runs with prompts off' },
       ),
-      { notKept: 'runs resume asks nothing: it runs with prompts off' },
+      'a script gives it to every command: a command that asks nothing has nothing to leave out',
     ),
-    option('--yes', 'skip the confirmation before sending to a remote target'),
+    everyCommand(
+      option('--yes', 'skip the confirmation before sending to a remote target'),
+      'a script gives it to every command: a command that asks nothing has nothing to skip',
+    ),
     brief(
       undefined,
       parsed(
@@ -142,25 +165,31 @@ export const GLOBAL_OPTIONS = allKept([
     ),
   ] as const),
   ...grouped(HELP_GROUP.sending, [
-    kept(
-      brief(
-        'where run journals are kept (env EXAMCTL_RUNS_DIR)',
-        option(
-          '--runs-dir <dir>',
-          'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)',
+    everyCommand(
+      kept(
+        brief(
+          'where run journals are kept (env EXAMCTL_RUNS_DIR)',
+          option(
+            '--runs-dir <dir>',
+            'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)',
+          ),
+          'the per-user state dir',
         ),
-        'the per-user state dir',
+        { notKept: 'where the journal is; runs resume is told it again' },
       ),
-      { notKept: 'where the journal is; runs resume is told it again' },
+      'a script gives it to every command, as EXAMCTL_RUNS_DIR is set for every command',
     ),
   ] as const),
   ...grouped(HELP_GROUP.output, [
-    kept(
-      brief(
-        'diagnostic detail on stderr, secrets redacted',
-        option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
+    everyCommand(
+      kept(
+        brief(
+          'diagnostic detail on stderr, secrets redacted',
+          option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
+        ),
+        { notKept: 'diagnostics of one invocation' },
       ),
-      { notKept: 'diagnostics of one invocation' },
+      'diagnostics of any command',
     ),
   ] as const),
 ] as const);

@@ -23,6 +23,8 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
   readonly kept?: JournalKeeping;
+  /** A global flag every command takes, and why; any other global flag only a command that declares it (taken-flags.ts). */
+  readonly everyCommand?: string;
   /** The flag's one line in `--help` (see `brief`); the description is its full text. */
   readonly summary?: string;
   /** The default in words where no `defaultValue` says it (`the first visible sheet`). */
@@ -48,6 +50,11 @@ type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 /** The spec with the journal's keeping of its value (see JournalKeeping). */
 export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {
   return { ...spec, kept: keeping };
+}
+
+/** A global flag every command takes (`why`: what it means to any command). */
+export function everyCommand<const S extends OptionSpec>(spec: S, why: string): S & { readonly everyCommand: string } {
+  return { ...spec, everyCommand: why };
 }
 
 /** Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable command's table). */

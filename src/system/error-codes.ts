@@ -17,7 +17,7 @@ export const ERROR_CODES = {
   E2000: {
     title: 'a flag, value or combination refused',
     cause:
-      'The command line asks for something examctl refuses before sending anything: a value out of range, two flags that do not go together, a flag the command does not take with the others given. The message names the flag or value.',
+      'The command line asks for something examctl refuses before sending anything: a value out of range, two flags that do not go together, a flag the command takes but not with the others given. The message names the flag or value.',
     fix: 'Correct the named flag or value; `examctl <command> --help` lists what the command takes, `examctl options` the global flags.',
   },
   E2001: {
@@ -53,6 +53,12 @@ export const ERROR_CODES = {
     cause:
       'examctl needs a place for its own files (runs, config) and `HOME` is not set, or not an absolute path, and the account has none.',
     fix: 'Set `HOME`, or the variable the message names for that place (`EXAMCTL_RUNS_DIR`, `EXAMCTL_CONFIG_DIR`).',
+  },
+  E2007: {
+    title: 'a flag the command does not take',
+    cause:
+      'A global flag was given to a command that has no use for it (`--strict` to `runs prune`, `--store` to `config list`): examctl refuses it rather than drop it silently. The message names the flag, the command and the commands that take it.',
+    fix: 'Leave the flag out, or give it to a command that takes it; `examctl <command> --help` lists what the command takes.',
   },
   E2100: {
     title: 'input file malformed',

@@ -289,7 +289,7 @@ describe('argv to options, per command', () => {
       );
       expect(code).toBe(2);
       expect(io.stderr.text).toMatch(
-        /^examctl: E2000: --report .*apply, runs show.*--out <file> for review-session show\n/,
+        /^examctl: E2007: --report .*apply, runs show.*--out <file> for review-session show\n/,
       );
       expect(io.stdout.text).toBe('');
       expect(existsSync(join(dir, 'x.csv'))).toBe(false);

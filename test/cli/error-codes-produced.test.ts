@@ -18,6 +18,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2004: ['test/cli/error-codes.test.ts', 'toMatch(/^examctl: E2004: .*"E2999"/)'],
   E2005: ['test/cli/error-codes.test.ts', "toEqual(['E2005', 'E2005'])"],
   E2006: ['test/platform/home.test.ts', '/^examctl: E2006: HOME is not set and uid'],
+  E2007: [
+    'test/cli/target-flags.test.ts',
+    "expectCoded(io.stderr.text, 'E2007', '--max-errors', 'runs prune', 'user sync');",
+  ],
   E2100: ['test/cli/error-lines.test.ts', '/^examctl: E2100: \\S*bad\\.json: not a valid world file:$/'],
   E2101: ['test/cli/error-codes.test.ts', "toEqual(['E2101', 'E2101'])"],
   E2102: ['test/cli/error-codes.test.ts', "'E2102',"],

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
@@ -8,15 +9,16 @@ import { commandName, declareCommand, type Behaviours } from '../../src/cli/comm
 import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { ExitCode, UsageError } from '../../src/system/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { TAKEN_FLAGS } from '../../src/flags/taken-flags.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 /**
- * A global flag that chooses or shapes the target, given to a command that never reads it, is
- * exit 2 before anything runs, naming the flag and the command (docs/cli.md, "Global flags"):
- * never silently dropped. The commands that read it still take it.
+ * A global flag that chooses or shapes the target, or how records are sent, given to a command that
+ * never reads it, is exit 2 (E2007) before anything runs, naming the flag and the command (docs/cli.md,
+ * "Global flags"): never silently dropped. The commands that read it still take it.
  */
 
-/** Each target flag as a user would give it, and the option a command that reads it receives. */
+/** Each taken flag as a user would give it, and the option a command that reads it receives. */
 const FLAGS: Readonly<Record<string, { argv: readonly string[]; key: string; value: unknown }>> = {
   '--target': { argv: ['--target', 'local'], key: 'target', value: 'local' },
   '--store': { argv: ['--store', 'st'], key: 'store', value: 'st' },
@@ -26,19 +28,25 @@ const FLAGS: Readonly<Record<string, { argv: readonly string[]; key: string; val
   '--concurrency': { argv: ['--concurrency', '4'], key: 'concurrency', value: 4 },
   '--rate': { argv: ['--rate', '60'], key: 'rate', value: 60 },
   '--allow-insecure-http': { argv: ['--allow-insecure-http'], key: 'allowInsecureHttp', value: true },
+  '--max-errors': { argv: ['--max-errors', '3'], key: 'maxErrors', value: 3 },
+  '--strict': { argv: ['--strict'], key: 'strict', value: true },
+  '--no-strict': { argv: ['--no-strict'], key: 'strict', value: false },
 };
-const ALL = Object.keys(FLAGS);
+/** The target's flags: a command that resolves a target reads them all. */
+const ALL = Object.keys(FLAGS).slice(0, 8);
+/** A command that sends records also reads how: --max-errors, --strict. */
+const SENDS = Object.keys(FLAGS);
 
 /**
- * The survey (the behaviours read, command by command): one command line each, and the target
- * flags it reads. A command that resolves a target reads them all.
+ * The survey (the behaviours read, command by command): one command line each, and the flags of
+ * FLAGS it reads.
  */
 const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> = [
-  ['schedule push -f s.csv', ALL],
+  ['schedule push -f s.csv', SENDS],
   ['schedule links S-1', ALL],
-  ['user sync --file u.csv', ALL],
-  ['collection add --title T', ALL],
-  ['invigilators remove S-1 inv-1', ALL],
+  ['user sync --file u.csv', SENDS],
+  ['collection add --title T', SENDS],
+  ['invigilators remove S-1 inv-1', SENDS],
   ['template users', []],
   ['schema users', []],
   ['review-session show RS-1', ALL],
@@ -47,7 +55,11 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['local export', ['--store', '--target']],
   ['local serve', ['--store', '--target']],
   ['doctor', ALL],
-  ['config set-profile q', ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http']],
+  // Its --strict is kept in the profile.
+  [
+    'config set-profile q',
+    ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http', '--strict', '--no-strict'],
+  ],
   ['config list', []],
   ['config remove q', []],
   ['config use q', []],
@@ -55,6 +67,7 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['runs list', []],
   // A journal of an older examctl records no profile: today's is read for its input.
   ['runs show last', ['--profile']],
+  // Its --strict and --max-errors are the run's own.
   ['runs resume last', ALL],
   ['runs prune', []],
   ['synced show', []],
@@ -68,7 +81,7 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['login', ['--profile', '--base-url', '--allow-insecure-http']],
   ['completion fish', []],
   ['explain E3020', []],
-  ['apply plan.json', ALL],
+  ['apply plan.json', SENDS],
 ];
 
 /** The program with every behaviour replaced by a recorder: nothing runs. */
@@ -87,7 +100,21 @@ async function parse(argv: readonly string[]): Promise<Record<string, unknown>> 
 
 const PAIRS = SURVEY.flatMap(([argv, reads]) => ALL.map((flag) => [argv, flag, reads.includes(flag)] as const));
 
-describe('a target flag a command does not read', () => {
+describe('a target or sending flag a command does not read', () => {
+  it('the survey covers every global flag a command takes only by saying so (but --report and --dry-run, below)', () => {
+    const surveyed = Object.keys(FLAGS).map((flag) => flag.replace('--no-', '--'));
+    expect(new Set([...surveyed, '--report', '--dry-run'])).toEqual(new Set(TAKEN_FLAGS));
+  });
+
+  it("a command's own flag named as a global one is taken: the program parses it wherever it is given", () => {
+    for (const declaration of COMMANDS)
+      for (const spec of declaration.options ?? []) {
+        const long = spec.kind === 'option' ? new Option(spec.flags).long : undefined;
+        if ((TAKEN_FLAGS as readonly (string | undefined)[]).includes(long))
+          expect(declaration.takes, `${commandName(declaration)} ${long}`).toContain(long);
+      }
+  });
+
   it('the survey covers every runnable command', () => {
     const surveyed = SURVEY.map(([argv]) =>
       COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `)),
@@ -113,10 +140,13 @@ describe('a target flag a command does not read', () => {
       const name = commandName(
         COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `))!,
       );
+      expect((outcome as UsageError).code).toBe('E2007');
       expect((outcome as UsageError).message).toMatch(
-        new RegExp(`^${flag}: ${name} (reads no target or profile|takes [-a-z, ]+, not ${flag})`),
+        new RegExp(
+          `^${flag}(: ${name} (reads no target or profile|takes [-a-z, ]+, not ${flag})| is for .*; ${name} does not take it)`,
+        ),
       );
-      expect((outcome as UsageError).message).toMatch(new RegExp(`; leave ${flag} out$`));
+      expect((outcome as UsageError).message).toMatch(new RegExp(`[;:] leave ${flag} out$`));
     },
   );
 
@@ -181,7 +211,7 @@ describe('a target flag a command does not read', () => {
           profile.deps,
         ),
       ).toBe(2);
-      expectCoded(profile.stderr.text, 'E2000', '--target', 'config set-profile', '--base-url');
+      expectCoded(profile.stderr.text, 'E2007', '--target', 'config set-profile', '--base-url');
       expect(existsSync(join(dir, 'cfg', 'config.json'))).toBe(false);
       const runs = testDeps(dir, {}, env);
       expect(await runCli(['runs', 'list', '--store', './exams'], runs.deps)).toBe(2);
@@ -189,8 +219,17 @@ describe('a target flag a command does not read', () => {
       const template = testDeps(dir, {}, env);
       expect(await runCli(['template', 'users', '--store', 'x', '-o', 'csv'], template.deps)).toBe(2);
       expect(template.stdout.text).toBe('');
-      expectCoded(template.stderr.text, 'E2000', '--store', 'template');
+      expectCoded(template.stderr.text, 'E2007', '--store', 'template');
       expect(readdirSync(dir).filter((name) => name !== 'cfg')).toEqual([]);
+    });
+  });
+
+  it('runs prune --max-errors 3 --strict: exit 2 naming the flag and the commands that take it, nothing removed', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(await runCli(['runs', 'prune', '--max-errors', '3', '--strict'], io.deps)).toBe(2);
+      expectCoded(io.stderr.text, 'E2007', '--max-errors', 'runs prune', 'user sync');
+      expect(existsSync(join(dir, 'runs'))).toBe(false);
     });
   });
 

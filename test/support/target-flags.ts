@@ -1,4 +1,4 @@
-import { takesFlag, TAKEN_FLAGS, type TakenFlag } from '../../src/cli/command-declaration.js';
+import { TAKEN_FLAGS, type TakenFlag } from '../../src/flags/taken-flags.js';
 import { COMMANDS } from '../../src/cli/program.js';
 
 /**
@@ -15,7 +15,7 @@ export function onTarget(flags: readonly string[], argv: readonly string[]): str
   for (let index = 0; index < flags.length; index += 2) {
     const flag = flags[index] as TakenFlag;
     if (!TAKEN_FLAGS.includes(flag)) throw new Error(`onTarget: ${flag} is not a target flag with a value`);
-    if (declaration === undefined || takesFlag(declaration, flag)) kept.push(flag, flags[index + 1]!);
+    if (declaration === undefined || declaration.takes.includes(flag)) kept.push(flag, flags[index + 1]!);
   }
   return [...kept, ...argv];
 }

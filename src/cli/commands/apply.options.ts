@@ -1,6 +1,7 @@
 import { argument, brief, parsed } from '../../flags/option-table.js';
 import { duration } from '../../flags/flag-values.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
+import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 export type ApplyOptions = CommandOptions<typeof APPLY>;
 
@@ -26,7 +27,7 @@ export const APPLY = declareCommand({
       '24h',
     ),
   ] as const,
-  takes: ['target', '--dry-run', '--report'],
+  takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   resume: {
     notResumable:
       "its run is journaled as the plan's command: examctl runs resume <run> continues it from the plan's kept input",

@@ -3,6 +3,7 @@ import { SYNC_DIR_OPTION } from './sync-options.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
+import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 /** The flags that give one collection's fields; with --file the fields come from the file instead. */
 export const COLLECTION_FIELD_OPTIONS = grouped(HELP_GROUP.collectionFields, [
@@ -74,7 +75,7 @@ export const COLLECTION_ADD = declareCommand({
     'examctl collection add --file collections.json --existing ok --yes',
   ],
   options: COLLECTION_ADD_OPTIONS,
-  takes: ['target', '--dry-run', '--report'],
+  takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'collections',
   resume: 'rerun',
 });

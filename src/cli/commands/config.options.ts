@@ -107,7 +107,8 @@ export const CONFIG_SET_PROFILE = declareCommand({
     ...grouped('Profile', [option('--default', 'make it the default profile')] as const),
     ...PROFILE_SETTINGS,
   ] as const,
-  takes: ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http'],
+  // Its own --strict is the global flag, kept in the profile (the program parses it wherever it is given).
+  takes: ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http', '--strict'],
 });
 
 export const CONFIG_LIST = declareCommand({

@@ -2,6 +2,7 @@ import { allKept, argument, option, brief } from '../../flags/option-table.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
+import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
@@ -46,7 +47,7 @@ export const INVIGILATORS_REMOVE = declareCommand({
     'examctl invigilators remove S-FUTURE inv-1 inv-2 --missing-ok --yes',
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
-  takes: ['target', '--dry-run', '--report'],
+  takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'ids',
   resume: 'rerun',
 });

@@ -2,6 +2,7 @@ import { argument, choice, grouped, HELP_GROUP, option, brief } from '../../flag
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTIONS } from './file-options.js';
+import { TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 const REVIEW_SESSION_SHOW_OPTIONS = [
   argument(
@@ -86,5 +87,5 @@ export const REVIEW_SESSION_SHOW = declareCommand({
     'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
-  takes: ['target', '--dry-run'],
+  takes: [...TARGET_FLAGS, '--dry-run'],
 });

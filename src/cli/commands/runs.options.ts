@@ -1,6 +1,7 @@
 import { argument, option, parsed, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
+import { TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 const RUNS_LIST_OPTIONS = [
   brief(
@@ -116,7 +117,7 @@ export const RUNS_RESUME = declareCommand({
     'EXAMCTL_PIN=4821 examctl runs resume last --json',
   ],
   options: RUNS_RESUME_OPTIONS,
-  takes: ['target', '--report'],
+  takes: [...TARGET_FLAGS, '--report'],
   resume: { notResumable: 'it continues the journal of the run it resumed: resume that run again' },
 });
 

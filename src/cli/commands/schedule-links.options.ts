@@ -2,6 +2,7 @@ import { argument, choice, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
+import { TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 const SCHEDULE_LINKS_OPTIONS = [
   argument(
@@ -36,5 +37,5 @@ export const SCHEDULE_LINKS = declareCommand({
     'examctl schedule links S-MATH1-DEC -o json',
   ],
   options: SCHEDULE_LINKS_OPTIONS,
-  takes: ['target', '--dry-run'],
+  takes: [...TARGET_FLAGS, '--dry-run'],
 });

@@ -10,6 +10,7 @@ import {
   REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 } from './sync-options.js';
+import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
@@ -186,7 +187,7 @@ export const SCHEDULE_PUSH = declareCommand({
     'examctl schedule push --file result.csv --only-failed --report retry.csv',
   ],
   options: SCHEDULE_PUSH_OPTIONS,
-  takes: ['target', '--dry-run', '--report'],
+  takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'schedules',
   resume: 'rerun',
 });

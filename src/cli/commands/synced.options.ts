@@ -3,6 +3,7 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
+import { TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 /** `synced show` and `synced forget`: which memories only. */
 const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
@@ -97,7 +98,7 @@ export const SYNCED_FORGET = declareCommand({
     'forget the target\'s sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, "When the memory is lost")',
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
   options: SYNC_DIR_ONLY_OPTIONS,
-  takes: ['target'],
+  takes: TARGET_FLAGS,
 });
 
 export const SYNCED_EXPORT = declareCommand({
@@ -110,7 +111,7 @@ export const SYNCED_EXPORT = declareCommand({
     'examctl synced export --target local --store ./store --out memory.json --json',
   ],
   options: SYNCED_EXPORT_OPTIONS,
-  takes: ['target'],
+  takes: TARGET_FLAGS,
 });
 
 export const SYNCED_IMPORT = declareCommand({
@@ -123,7 +124,7 @@ export const SYNCED_IMPORT = declareCommand({
     'examctl synced import memory.json --sync-dir "$EXAMCTL_SYNC_DIR" --yes',
   ],
   options: SYNCED_IMPORT_OPTIONS,
-  takes: ['target'],
+  takes: TARGET_FLAGS,
 });
 
 export const SYNCED_ADOPT = declareCommand({
@@ -136,7 +137,7 @@ export const SYNCED_ADOPT = declareCommand({
     'examctl synced adopt --file students-2026-11-20.csv --population students --map "Student ID=ExternalId" --profile prod',
   ],
   options: SYNCED_ADOPT_OPTIONS,
-  takes: ['target', '--dry-run'],
+  takes: [...TARGET_FLAGS, '--dry-run'],
   reads: 'users',
 });
 
@@ -150,7 +151,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
   ],
   options: [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const,
-  takes: ['target', '--dry-run'],
+  takes: [...TARGET_FLAGS, '--dry-run'],
   reads: 'schedules',
 });
 
@@ -164,7 +165,7 @@ export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
     'examctl synced adopt-collections --file collections.json --profile prod',
   ],
   options: SYNCED_ADOPT_COLLECTIONS_OPTIONS,
-  takes: ['target', '--dry-run'],
+  takes: [...TARGET_FLAGS, '--dry-run'],
   reads: 'collections',
 });
 

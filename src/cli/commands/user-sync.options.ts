@@ -10,6 +10,7 @@ import {
   REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 } from './sync-options.js';
+import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 /** The flags of the sync memory (docs/sync.md): `run` takes them out as one. */
 export const USER_SYNC_MEMORY_OPTIONS = [
@@ -102,7 +103,7 @@ export const USER_SYNC = declareCommand({
     'examctl user sync',
   ],
   options: USER_SYNC_OPTIONS,
-  takes: ['target', '--dry-run', '--report'],
+  takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'users',
   resume: 'rerun',
 });
