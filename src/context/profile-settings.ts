@@ -4,7 +4,7 @@
  * holds a value every run would refuse; and how `config show` writes them.
  */
 import { resolve } from 'node:path';
-import type { ProfileDefaults } from './config-file.js';
+import { expandPath, type ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { SETTING_KEYS, VALUE_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
@@ -87,6 +87,19 @@ export async function profileSettings(
     settings.set = set;
   }
   return settings;
+}
+
+/**
+ * `--token-file` as a profile keeps it: absolute (a relative path means "from here", but the profile is
+ * used from anywhere), `~/...` as given. Read now as every run reads it (docs/remote.md, "Profiles"): a
+ * file missing, empty, not a token or writable by others is refused here, naming the path, not at 2 am.
+ * Returns the path to keep and what a run would warn of (a file others can read).
+ */
+export async function checkedTokenFile(given: string, deps: CommandDeps): Promise<[string, string[]]> {
+  const kept = given === '~' || given.startsWith('~/') ? given : expandPath(given, deps.cwd, deps.env);
+  const [{ readTokenFile }, warnings] = [await import('./remote-settings.js'), [] as string[]];
+  await readTokenFile(expandPath(kept, deps.cwd, deps.env), '--token-file', warnings, deps.env);
+  return [kept, warnings];
 }
 
 /** A name or value as a listing writes it: quoted when it holds a blank, a comma or a quote. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -149,10 +149,11 @@ it('login --profile prod while profile bulk names prod.token too: exit 2 saying 
 
 /** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */
 describe('config list, show and use say what is true', () => {
-  it('a token file missing or empty is listed as not usable, with why; one a run reads as set', () =>
+  it('a token file gone or emptied since set-profile is listed as not usable, with why; one a run reads as set', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'empty.token'), '', { mode: 0o600 });
-      writeFileSync(join(dir, 'good.token'), 'tok\n', { mode: 0o600 });
+      // set-profile reads each now (test/cli/profile-settings.test.ts): they go bad after.
+      for (const file of ['gone.token', 'empty.token', 'good.token'])
+        writeFileSync(join(dir, file), 'tok\n', { mode: 0o600 });
       for (const [name, file] of [
         ['gone', 'gone.token'],
         ['empty', 'empty.token'],
@@ -172,6 +173,8 @@ describe('config list, show and use say what is true', () => {
           ).code,
         ).toBe(0);
       }
+      rmSync(join(dir, 'gone.token'));
+      writeFileSync(join(dir, 'empty.token'), '');
       const list = await cli(dir, ['config', 'list']);
       expect(list.stdout).toContain(
         `gone  https://exam.example.invalid  token: not usable: cannot read ${join(dir, 'gone.token')}: the file does not exist`,
@@ -186,7 +189,7 @@ describe('config list, show and use say what is true', () => {
   // Trial 49, F02: read as a run reads it, content checked too: a run refuses `EAPI abc123` (a space), so the listing does.
   it('a token file whose content every run refuses (a space inside) is listed as not usable, with why, never the token', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'spaced.token'), 'EAPI abc123\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'spaced.token'), 'abc123\n', { mode: 0o600 });
       writeFileSync(
         join(dir, 'u.csv'),
         'ExternalId,FirstName,LastName,Email,UserName,Role\nu1,F,L,u1@x.example.test,u1,Candidate\n',
@@ -204,6 +207,8 @@ describe('config list, show and use say what is true', () => {
           ])
         ).code,
       ).toBe(0);
+      // Rewritten since set-profile read it.
+      writeFileSync(join(dir, 'spaced.token'), 'EAPI abc123\n');
       const list = await cli(dir, ['config', 'list']);
       expect(list.stdout).toContain(
         `spaced  https://exam.example.invalid  token: not usable: ${join(dir, 'spaced.token')} holds a character outside visible ASCII (at position 5, not shown)`,

@@ -136,6 +136,30 @@ describe('config set-profile keeps the settings', () => {
       }
       expect(await profileOf(dir, 'school')).toEqual({ baseUrl: 'https://exam.example.org' });
     }));
+
+  it('--token-file is read now, as every run reads it: one missing or empty is exit 2 naming the path, nothing written', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'empty.token'), '');
+      for (const file of ['missing.token', 'empty.token']) {
+        const { code, stderr } = await cli(dir, [
+          'config',
+          'set-profile',
+          'school',
+          '--base-url',
+          'https://exam.example.org',
+          '--token-file',
+          file,
+        ]);
+        expect(code, file).toBe(2);
+        expectCoded(stderr, 'E2000', '--token-file', join(dir, file));
+      }
+      await expect(readFile(join(dir, '.config', 'config.json'))).rejects.toThrow('ENOENT');
+      await writeFile(join(dir, 'school.token'), 'tok-123\n', { mode: 0o600 });
+      const set = await cli(dir, ['config', 'set-profile', 'school', '--token-file', 'school.token']);
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stderr + set.stdout).not.toContain('tok-123');
+      expect(await profileOf(dir, 'school')).toEqual({ tokenFile: join(dir, 'school.token') });
+    }));
 });
 
 describe('the config file is read with a size limit, as a map file is', () => {

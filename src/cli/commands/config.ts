@@ -4,7 +4,6 @@ import { printLine, say } from '../../formats/terminal-text.js';
 import {
   checkedBaseUrl,
   configPath,
-  expandPath,
   listProfiles,
   loadConfig,
   removeProfile,
@@ -17,7 +16,7 @@ import { printJson, type CommandDeps, type GlobalOptions } from '../../context/c
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { Env } from '../../system/env-values.js';
 import { readTokenFile } from '../../context/remote-settings.js';
-import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
+import { checkedTokenFile, profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import { PROFILE_SETTINGS, type ConfigProfileNameOptions, type ConfigSetProfileOptions } from './config.options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
@@ -38,8 +37,9 @@ export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandD
   const update: ProfileUpdate = {};
   if (options.baseUrl !== undefined)
     update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-  // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
-  if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
+  const [tokenFile, tokenWarnings] =
+    options.tokenFile === undefined ? [] : await checkedTokenFile(options.tokenFile, deps);
+  if (tokenFile !== undefined) update.tokenFile = tokenFile;
   const before = await loadConfig(env, true);
   const defaults = await profileSettings(
     { concurrency: options.concurrency, rate: options.rate, ...settings },
@@ -61,6 +61,7 @@ export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandD
     deps,
     `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}`,
   );
+  for (const warning of tokenWarnings ?? []) await say(deps, warning);
   if (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined) {
     await say(deps, `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file`);
   }
@@ -157,11 +158,6 @@ const profilesOf = (env: Env) => listProfiles(env, (file) => readTokenFile(file,
 function profileName(name: string, subcommand: string): string {
   if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);
   return name.trim();
-}
-
-function absoluteTokenFile(file: string, deps: CommandDeps): string {
-  if (file === '~' || file.startsWith('~/')) return file;
-  return expandPath(file, deps.cwd, deps.env);
 }
 
 function profileLine(profile: ProfileSummary): string {
