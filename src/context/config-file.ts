@@ -11,6 +11,7 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
+import { INPUT_LIMITS, keyLines } from '../system/json-scan.js';
 import { requiredHome, userConfigDir } from '../system/user-dirs.js';
 import { lockTimeoutFromEnv, underLock } from '../system/lock.js';
 import {
@@ -140,27 +141,50 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
   // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them out.
-  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file, undefined, {}, !toChange);
+  const text = decodeTextDocument(bytes, file);
+  const parsed = parseJsonDocument(text, file, undefined, {}, !toChange);
+  const place = keyPlaces(file, text);
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
     // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
-    const issue = result.error.issues[0];
-    throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
+    const issue = result.error.issues[0]!;
+    const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const key = unknown === undefined ? issue.path.map(String) : [...issue.path.map(String), unknown];
+    throw new UsageError(`${place(key)}: ${unknown === undefined ? issue.message : 'unknown key (a typo?)'}`);
   }
   for (const [name, profile] of Object.entries(result.data.profiles)) {
     const secret = Object.keys(profile.defaults?.set ?? {}).find(isSecretField);
     if (secret !== undefined && !toChange) {
       throw new UsageError(
-        `${file}: profiles.${name}.defaults.set: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`,
+        `${place(['profiles', name, 'defaults', 'set', secret])}: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`,
       );
     }
   }
   await rememberProfileSecrets(result.data.profiles, env);
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
-  return {
+  const config = {
     ...result.data,
     profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles),
+  };
+  PLACES.set(config, place);
+  return config;
+}
+
+/** Where a key of the config file is written, for a message: `file:line: profiles.prod.defaults.strct`. */
+type KeyPlace = (path: readonly string[]) => string;
+
+/** Each config read's KeyPlace, for what is refused after it is read (a defaultProfile naming no profile). */
+const PLACES = new WeakMap<ExamctlConfig, KeyPlace>();
+
+/** The KeyPlace of the config file `file` holding `text` (a key not written in it: the file alone). */
+function keyPlaces(file: string, text: string): KeyPlace {
+  let lines: Map<string, number> | undefined;
+  return (path) => {
+    // Scanned again only for a refusal: a config that is read without one costs nothing more.
+    lines ??= keyLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, INPUT_LIMITS).lines;
+    const line = lines.get(path.join('\u0000'));
+    return `${line === undefined ? file : `${file}:${line}`}: ${path.join('.') || '(top)'}`;
   };
 }
 
@@ -332,8 +356,13 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
   if (profile !== undefined) return profile;
   const known = Object.keys(config.profiles);
+  const others = known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)';
+  const place = PLACES.get(config);
+  // The config file's own key: its file, line and key, as any refusal of what the file says.
+  if (via === 'defaultProfile' && place !== undefined)
+    throw new UsageError(`${place(['defaultProfile'])}: no profile named ${quotedValue(name)}${others}`);
   throw new UsageError(
-    `${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`,
+    `${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${others}`,
   );
 }
 

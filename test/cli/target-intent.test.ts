@@ -397,7 +397,7 @@ describe('the config file is checked strictly', () => {
       );
       const typo = await cli(dir, SYNC);
       expect(typo.code).toBe(2);
-      expectCoded(typo.stderr, 'E2000', `${config}: profiles.prod:`, '"baseURL"');
+      expectCoded(typo.stderr, 'E2000', `${config}:1: profiles.prod.baseURL:`, 'unknown key');
       await writeFile(
         config,
         JSON.stringify({
@@ -406,7 +406,7 @@ describe('the config file is checked strictly', () => {
           profiles: { prod: { baseUrl: 'https://exam.example.org' } },
         }),
       );
-      expectCoded((await cli(dir, SYNC)).stderr, 'E2000', `${config}: (top):`, '"default_profile"');
+      expectCoded((await cli(dir, SYNC)).stderr, 'E2000', `${config}:1: default_profile:`, 'unknown key');
       await writeFile(
         config,
         JSON.stringify({
@@ -417,7 +417,38 @@ describe('the config file is checked strictly', () => {
       );
       const gone = await cli(dir, SYNC);
       expect(gone.code).toBe(2);
-      expectCoded(gone.stderr, 'E2000', 'defaultProfile', '"prod"');
+      expectCoded(gone.stderr, 'E2000', `${config}:1: defaultProfile:`, '"prod"');
+    }));
+
+  it('as written by hand, over several lines: each refusal names the file, the line and the key', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      await mkdir(join(dir, '.config'));
+      const config = join(dir, '.config', 'config.json');
+      const profile = (lines: readonly string[]) =>
+        ['{', '  "version": 1,', '  "profiles": {', '    "prod": {', ...lines, '    }', '  }', '}'].join('\n');
+      const cases: [string[], string, string][] = [
+        [
+          ['      "baseUrl": "https://exam.example.org",', '      "tokenFle": "prod.token"'],
+          '6',
+          'profiles.prod.tokenFle',
+        ],
+        [['      "defaults": {', '        "strct": true', '      }'], '6', 'profiles.prod.defaults.strct'],
+        [['      "defaults": {', '        "concurrency": "4"', '      }'], '6', 'profiles.prod.defaults.concurrency'],
+        [
+          ['      "defaults": {', '        "set": {"Password": "x"}', '      }'],
+          '6',
+          'profiles.prod.defaults.set.Password',
+        ],
+      ];
+      for (const [lines, line, key] of cases) {
+        await writeFile(config, profile(lines));
+        const refused = await cli(dir, SYNC);
+        expect(refused.code, key).toBe(2);
+        expectCoded(refused.stderr, 'E2000', `${config}:${line}: ${key}:`);
+      }
+      await writeFile(config, '{\n  "version": 1,\n  "defaultProfile": "prod",\n  "profiles": {}\n}\n');
+      expectCoded((await cli(dir, SYNC)).stderr, 'E2000', `${config}:3: defaultProfile:`, '"prod"');
     }));
 });
 
