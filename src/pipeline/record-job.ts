@@ -36,7 +36,7 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   plannedAction?: ItemAction;
   plannedNote?: string;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
-  membership?: Pick<ReportItem, 'removed' | 'joined'>;
+  membership?: Pick<ReportItem, 'removed' | 'joined' | 'moved'>;
   /** Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created or unchanged. */
   changes?: ReportItem['changes'];
 }

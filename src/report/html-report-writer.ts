@@ -67,15 +67,18 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
     after.push(['', item.dryRun ? 'disable login' : 'login disabled']);
     return { before, after };
   }
+  // A mover's links once: as it leaves and joins them (below).
+  const moved = item.removed !== undefined && item.removed.length > 0 ? item.moved : undefined;
   if (item.changes !== undefined) {
     for (const change of item.changes) {
+      if (change.field === moved) continue;
       if (item.action !== 'created')
         before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
       after.push([change.field, shownValue(change.field, change.after)]);
     }
   } else if (item.changedFields !== undefined) {
     // The fields that change, their values not in the report.
-    for (const field of item.changedFields) after.push([field]);
+    for (const field of item.changedFields) if (field !== moved) after.push([field]);
   }
   if (item.removed !== undefined && item.removed.length > 0) before.push(['leaves', item.removed.join(', ')]);
   if (item.joined !== undefined && item.joined.length > 0) after.push(['joins', item.joined.join(', ')]);

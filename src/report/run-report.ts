@@ -32,6 +32,11 @@ export interface ReportItem {
   removed?: string[];
   /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
   joined?: string[];
+  /**
+   * With `removed`: the field whose change `removed` and `joined` say link by link (`Hierarchies`), which
+   * the page shows as the move, as the plan line does, not again as that field's old and new value.
+   */
+  moved?: string;
   /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
   dryRun?: true;
   /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */

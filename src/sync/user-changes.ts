@@ -13,8 +13,8 @@ import { membershipChange } from './memberships.js';
 /** A field a change never lists: the id (the item's own). */
 const NOT_LISTED = 'ExternalId';
 const SECRET = 'Password';
-/** Listed link by link, in the cell's words (memberships.ts, membershipChange). */
-const MEMBERSHIPS = 'Hierarchies';
+/** Listed link by link, in the cell's words (memberships.ts, membershipChange); a mover's move says it (ReportItem.moved). */
+export const MEMBERSHIPS = 'Hierarchies';
 
 /**
  * What examctl knows of a user before the request: a value by field. `whole`: the record is

@@ -29,7 +29,7 @@ import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
-import { DISABLE_LOGIN, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
+import { DISABLE_LOGIN, MEMBERSHIPS, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -451,7 +451,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (prune !== undefined)
       next = {
         ...next,
-        membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) },
+        membership: {
+          removed: prune.removed,
+          ...(prune.joined.length > 0 ? { joined: prune.joined } : {}),
+          moved: MEMBERSHIPS,
+        },
       };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
     const sent = judged.unsent === undefined || this.holds(unit.id, judged.unsent.since) ? judged : next;

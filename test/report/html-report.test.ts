@@ -78,7 +78,13 @@ describe('--report FILE.html', () => {
     expect(groupOf(mover!)).toBe('prune');
     expect(beforeAndAfter(mover!)).toEqual({
       before: [['leaves', 'H-NORTH, H-NORTH:coordinator']],
-      after: [['Hierarchies'], ['joins', 'H-SOUTH']],
+      after: [['joins', 'H-SOUTH']],
+    });
+    // Its links once: the Hierarchies change the move says is not shown again; one without a move is.
+    const { removed: _removed, joined: _joined, ...notMoving } = mover!;
+    expect(beforeAndAfter(notMoving)).toEqual({
+      before: [['Hierarchies', 'H-NORTH:coordinator']],
+      after: [['Hierarchies', 'H-SOUTH']],
     });
     expect(beforeAndAfter(leaver!)).toEqual({ before: [], after: [['', 'disable login']] });
     expect(beforeAndAfter({ ...leaver!, dryRun: undefined })).toEqual({ before: [], after: [['', 'login disabled']] });

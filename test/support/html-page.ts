@@ -57,9 +57,11 @@ export const PLAN_ITEMS: readonly ReportItem[] = [
     status: 'ok',
     errors: [],
     action: 'updated',
-    changedFields: ['Hierarchies'],
+    // A mover as a live run reports it: its memberships' change, which its move says link by link.
+    changes: [{ field: 'Hierarchies', known: true, before: 'H-NORTH:coordinator', after: 'H-SOUTH' }],
     removed: ['H-NORTH', 'H-NORTH:coordinator'],
     joined: ['H-SOUTH'],
+    moved: 'Hierarchies',
   },
   { source: { file: 'sync memory', line: 0 }, id: 'stu-9', status: 'ok', errors: [], action: 'disabled' },
   {
