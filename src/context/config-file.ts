@@ -151,13 +151,13 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     const issue = result.error.issues[0]!;
     const unknown = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
     const key = unknown === undefined ? issue.path.map(String) : [...issue.path.map(String), unknown];
-    throw new UsageError(`${place(key)}: ${unknown === undefined ? issue.message : 'unknown key (a typo?)'}`);
+    throw new UsageError(`${keyAt(place, key)}: ${unknown === undefined ? issue.message : 'unknown key (a typo?)'}`);
   }
   for (const [name, profile] of Object.entries(result.data.profiles)) {
     const secret = Object.keys(profile.defaults?.set ?? {}).find(isSecretField);
     if (secret !== undefined && !toChange) {
       throw new UsageError(
-        `${place(['profiles', name, 'defaults', 'set', secret])}: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`,
+        `${keyAt(place, ['profiles', name, 'defaults', 'set', secret])}: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`,
       );
     }
   }
@@ -171,21 +171,34 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
   return config;
 }
 
-/** Where a key of the config file is written, for a message: `file:line: profiles.prod.defaults.strct`. */
+/** Where a key of the config file is written, for a message: `file:line` (a key not written in it: the file). */
 type KeyPlace = (path: readonly string[]) => string;
 
 /** Each config read's KeyPlace, for what is refused after it is read (a defaultProfile naming no profile). */
 const PLACES = new WeakMap<ExamctlConfig, KeyPlace>();
 
-/** The KeyPlace of the config file `file` holding `text` (a key not written in it: the file alone). */
+/** The KeyPlace of the config file `file` holding `text`. */
 function keyPlaces(file: string, text: string): KeyPlace {
   let lines: Map<string, number> | undefined;
   return (path) => {
     // Scanned again only for a refusal: a config that is read without one costs nothing more.
     lines ??= keyLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, INPUT_LIMITS).lines;
     const line = lines.get(path.join('\u0000'));
-    return `${line === undefined ? file : `${file}:${line}`}: ${path.join('.') || '(top)'}`;
+    return line === undefined ? file : `${file}:${line}`;
   };
+}
+
+/** A refusal's start for the config file's key at `path`: `file:line: profiles.prod.defaults.strct`. */
+function keyAt(place: KeyPlace, path: readonly string[]): string {
+  return `${place(path)}: ${path.join('.') || '(top)'}`;
+}
+
+/**
+ * Where the config file `config` was read from holds the key at `path` (`file:line`), for a message about its
+ * value (a profile's timezone a run refuses); undefined for a config read from no file.
+ */
+export function configPlace(config: ExamctlConfig, path: readonly string[]): string | undefined {
+  return PLACES.get(config)?.(path);
 }
 
 /** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
@@ -360,7 +373,7 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   const place = PLACES.get(config);
   // The config file's own key: its file, line and key, as any refusal of what the file says.
   if (via === 'defaultProfile' && place !== undefined)
-    throw new UsageError(`${place(['defaultProfile'])}: no profile named ${quotedValue(name)}${others}`);
+    throw new UsageError(`${keyAt(place, ['defaultProfile'])}: no profile named ${quotedValue(name)}${others}`);
   throw new UsageError(
     `${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${others}`,
   );

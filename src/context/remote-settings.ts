@@ -3,6 +3,7 @@ import { UsageError } from '../system/errors.js';
 import {
   configDir,
   configPath,
+  configPlace,
   expandPath,
   runConfig,
   TOKEN_FILE_MAX_BYTES,
@@ -94,7 +95,9 @@ export async function remoteTargetOf(
     target.tokenSource = 'env';
   } else if (profile?.tokenFile !== undefined) {
     target.tokenFile = expandPath(profile.tokenFile, configDir(env), env);
-    target.token = await readTokenFile(target.tokenFile, `profile ${profileName}: tokenFile`, warnings, env);
+    const at = configPlace(config, ['profiles', profileName!, 'tokenFile']);
+    const via = `${at === undefined ? '' : `${at}: `}profile ${profileName}: tokenFile`;
+    target.token = await readTokenFile(target.tokenFile, via, warnings, env);
     target.tokenSource = 'profile-file';
   } else if (profile?.token !== undefined && profile.token.trim() !== '') {
     target.token = profile.token.trim();
