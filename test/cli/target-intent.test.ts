@@ -449,25 +449,10 @@ describe('the config file is checked strictly', () => {
       }
       await writeFile(config, '{\n  "version": 1,\n  "defaultProfile": "prod",\n  "profiles": {}\n}\n');
       expectCoded((await cli(dir, SYNC)).stderr, 'E2000', `${config}:3: defaultProfile:`, '"prod"');
-    }));
-
-  it("a profile's token file a run cannot read is named by the config file's line that names it, then the profile and key", () =>
-    withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), USERS);
-      await mkdir(join(dir, '.config'));
-      const config = join(dir, '.config', 'config.json');
-      const written = (lines: readonly string[]) =>
-        ['{', '  "defaultProfile": "prod",', '  "profiles": {', '    "prod": {', ...lines, '    }', '  }', '}'].join(
-          '\n',
-        );
-      await writeFile(
-        config,
-        written([
-          '      "baseUrl": "https://exam.example.org",',
-          `      "tokenFile": ${JSON.stringify(join(dir, 'gone.token'))}`,
-        ]),
-      );
-      const doctor = await cli(dir, ['doctor']);
+      // A token file a run cannot read: the config file's line that names it, then the profile and key.
+      const token = JSON.stringify(join(dir, 'gone.token'));
+      await writeFile(config, profile(['      "baseUrl": "https://exam.example.org",', `      "tokenFile": ${token}`]));
+      const doctor = await cli(dir, ['--profile', 'prod', 'doctor']);
       expect(doctor.stdout + doctor.stderr).toContain(
         `${config}:6: profile prod: tokenFile: cannot read ${join(dir, 'gone.token')}`,
       );
