@@ -95,11 +95,7 @@ export function buildProgram(
       const merged = self.optsWithGlobals();
       const taking = takingCommand(declaration);
       const refused = refusedFlag(taking, merged);
-      if (refused !== undefined) {
-        const flag = refused.replace('--no-', '--');
-        const takers = commands.filter((each) => each.takes.some((taken) => taken === flag)).map(commandName);
-        throw flagRefusal(refused, taking, takers);
-      }
+      if (refused !== undefined) throw flagRefusal(refused, taking, commands.map(takingCommand));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       argumentKeys(table).forEach((key, index) => (parsed[key] = args[index]));

@@ -19,18 +19,25 @@ type Taken<S> = S extends { readonly everyCommand: string }
     : never;
 export type TakenFlag = Exclude<Taken<(typeof GLOBAL_OPTIONS)[number]>, `--no-${string}`>;
 
-export const TAKEN_FLAGS = GLOBAL_OPTIONS.flatMap((spec: OptionSpec) => {
+/** Each global flag's long name as typed, and the flag a command takes for it (a negation: its flag's). */
+const GLOBAL_LONGS = GLOBAL_OPTIONS.flatMap((spec: OptionSpec) => {
   const long = new Option(spec.flags).long;
-  return spec.everyCommand === undefined && long !== undefined && !long.startsWith('--no-') ? [long] : [];
-}) as TakenFlag[];
+  return long === undefined ? [] : [{ long, flag: takenFor(long), everyCommand: spec.everyCommand !== undefined }];
+});
+
+/** The flag a command takes for `typed` (`--no-strict`: `--strict`). */
+function takenFor(typed: string): TakenFlag {
+  return typed.replace('--no-', '--') as TakenFlag;
+}
+
+/** Every TakenFlag, in the global table's order. */
+export const TAKEN_FLAGS = GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) =>
+  everyCommand || long !== flag ? [] : [flag],
+);
 
 /** The global flags, as typed, a command that takes `takes` refuses (a negation with its flag): completion leaves them out. */
 export function refusedGlobalFlags(takes: readonly TakenFlag[]): string[] {
-  return GLOBAL_OPTIONS.flatMap((spec: OptionSpec) => {
-    const long = new Option(spec.flags).long;
-    const flag = long?.replace('--no-', '--') as TakenFlag;
-    return long !== undefined && TAKEN_FLAGS.includes(flag) && !takes.includes(flag) ? [long] : [];
-  });
+  return GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) => (everyCommand || takes.includes(flag) ? [] : [long]));
 }
 
 /** What a command that resolves a target takes: the flags that choose it, reach it and pace the requests. */
@@ -83,16 +90,17 @@ const PROFILE_HINTS: Partial<Record<TakenFlag, string>> = {
   '--token-file': ' (a profile keeps one: config set-profile <name> --token-file <path>)',
 };
 
-/** The refusal of `typed` (as refusedFlag returns it) by `command`; `takers`: the commands that take it. */
-export function flagRefusal(typed: string, command: TakingCommand, takers: readonly string[]): UsageError {
+/** The refusal of `typed` (as refusedFlag returns it) by `command`, naming those of `commands` that take it. */
+export function flagRefusal(typed: string, command: TakingCommand, commands: readonly TakingCommand[]): UsageError {
   // Two flags that do not go together (E2000), as where --dry-run is taken and --out refuses it.
   if (typed === '--dry-run' && command.writesOut) return new UsageError(DRY_RUN_OUT);
+  const takers = commands.filter((each) => each.takes.includes(takenFor(typed))).map((each) => each.name);
   return new UsageError(refusalText(typed, command, takers), { code: 'E2007' });
 }
 
 function refusalText(typed: string, command: TakingCommand, takers: readonly string[]): string {
   const { name, takes, writesOut } = command;
-  const flag = typed.replace('--no-', '--') as TakenFlag;
+  const flag = takenFor(typed);
   if (flag === '--dry-run')
     return `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
   if (flag === '--report') {
