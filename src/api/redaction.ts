@@ -92,9 +92,10 @@ const HASH_TOP = (() => {
 })();
 
 /**
- * Finds the secrets in a text (which runs: docs/security.md, "One redaction gate") in one pass
- * folded on the fly: a character no piece holds ends the run, so only runs of 8+ characters of the
- * secrets' alphabet are hashed, a window costing a few integer operations and a bit test, no string.
+ * Finds the secrets in a text (which runs: docs/security.md, "One redaction gate") folded on the fly:
+ * a window is read from its end back, and a character no piece holds moves the next window past it,
+ * so only runs of 8+ characters of the secrets' alphabet are hashed (an answer's punctuation and
+ * short words are stepped over), a window costing a few integer operations and a bit test, no string.
  * Nothing is indexed by string: a record's own matcher is built per request, a rolling hash.
  */
 class SecretMatcher {
@@ -184,25 +185,42 @@ class SecretMatcher {
     }
     if (this.forms.length === 0) return false;
     const { bits, mask, ascii, wide } = this;
-    let hash = 0;
-    // Characters of the secrets' alphabet ending at `end`: a window is hashed once there are 8.
-    let run = 0;
-    for (let end = 0; end < text.length; end += 1) {
-      const c = foldedAt(text, end);
-      if (c < 128 ? ascii[c] === 0 : !wide) {
-        run = 0;
-        hash = 0;
+    const length = text.length;
+    // `end`: the last character of the next window that could be whole (8 characters of the secrets' alphabet).
+    let end = MIN_PREFIX - 1;
+    while (end < length) {
+      // From the window's end back: a character outside the alphabet moves the next window past it, unhashed.
+      let out = end;
+      while (out > end - MIN_PREFIX) {
+        const c = foldedAt(text, out);
+        if (c < 128 ? ascii[c] === 0 : !wide) break;
+        out -= 1;
+      }
+      if (out > end - MIN_PREFIX) {
+        end = out + MIN_PREFIX;
         continue;
       }
-      run += 1;
-      if (run > MIN_PREFIX) hash = (hash - Math.imul(foldedAt(text, end - MIN_PREFIX), HASH_TOP)) | 0;
-      hash = (Math.imul(hash, HASH_BASE) + c) | 0;
-      if (run < MIN_PREFIX) continue;
-      const bit = hash & mask;
-      if ((bits[bit >>> 3]! & (1 << (bit & 7))) === 0) continue;
-      const at = end + 1 - MIN_PREFIX;
-      const mark = this.markOf(foldAscii(text.slice(at, end + 1)));
-      if (mark !== 0 && hit(at, MIN_PREFIX, mark)) return true;
+      let hash = 0;
+      for (let at = end + 1 - MIN_PREFIX; at <= end; at += 1)
+        hash = (Math.imul(hash, HASH_BASE) + foldedAt(text, at)) | 0;
+      // Each window of the run, rolled on one character at a time until the run ends.
+      for (;;) {
+        const bit = hash & mask;
+        if ((bits[bit >>> 3]! & (1 << (bit & 7))) !== 0) {
+          const at = end + 1 - MIN_PREFIX;
+          const mark = this.markOf(foldAscii(text.slice(at, end + 1)));
+          if (mark !== 0 && hit(at, MIN_PREFIX, mark)) return true;
+        }
+        end += 1;
+        if (end >= length) break;
+        const c = foldedAt(text, end);
+        if (c < 128 ? ascii[c] === 0 : !wide) {
+          end += MIN_PREFIX;
+          break;
+        }
+        hash = (hash - Math.imul(foldedAt(text, end - MIN_PREFIX), HASH_TOP)) | 0;
+        hash = (Math.imul(hash, HASH_BASE) + c) | 0;
+      }
     }
     return false;
   }

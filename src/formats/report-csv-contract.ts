@@ -53,6 +53,8 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
     at = row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY);
     runColumns.set(row.header, at);
   }
+  // A file's own header has no run column: no cell to read (an array read at -1 is a slow property lookup, per row).
+  if (at < 0) return undefined;
   const cell = row.cells[at]?.trim() ?? '';
   return isRunId(cell) ? cell : undefined;
 }

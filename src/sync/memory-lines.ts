@@ -116,23 +116,48 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value)) ?? 'null';
 }
 
-/** The keys of the last object sorted, and their sorted order: the requests of a run mostly share one shape. */
-let lastKeys: string[] = [];
-let lastSorted: string[] = [];
+/**
+ * What is made once per object shape (its own keys, in order) and kept for the last few shapes: the
+ * objects of a run (its requests, its memory entries) mostly share one or two.
+ */
+class Shapes<T> {
+  private readonly kept: { keys: readonly string[]; made: T }[] = [];
 
-function sortedKeys(value: object): string[] {
-  const keys = Object.keys(value);
-  if (keys.length === lastKeys.length) {
-    let same = true;
-    for (let i = 0; i < keys.length && same; i++) same = keys[i] === lastKeys[i];
-    if (same) return lastSorted;
+  constructor(private readonly make: (keys: readonly string[]) => T) {}
+
+  of(keys: readonly string[]): T {
+    for (const shape of this.kept) {
+      if (shape.keys.length !== keys.length) continue;
+      let same = true;
+      for (let i = 0; i < keys.length && same; i++) same = keys[i] === shape.keys[i];
+      if (same) return shape.made;
+    }
+    const made = this.make(keys);
+    if (this.kept.length >= SHAPES_KEPT) this.kept.shift();
+    this.kept.push({ keys, made });
+    return made;
   }
-  // Small objects (a hierarchy link) sorted as they come, without taking the cache from the requests.
-  if (keys.length <= 4) return keys.sort();
-  lastKeys = keys;
-  lastSorted = [...keys].sort();
-  return lastSorted;
 }
+
+const SHAPES_KEPT = 8;
+
+/**
+ * An object of `keys`, in that order, each undefined: what a body or copy is cloned from. Cloned, an
+ * object has all its keys at once and each value is stored into a key it has; built key by key, each
+ * key added was a transition through the megamorphic store. A key left undefined is left out by
+ * JSON.stringify, as a key never added was.
+ */
+function templateOf(keys: readonly string[]): Readonly<Record<string, undefined>> {
+  const template: Record<string, undefined> = {};
+  for (const key of keys) template[key] = undefined;
+  return template;
+}
+
+/** A request shape's keys sorted, and the template of its sorted copy. */
+const requestShapes = new Shapes((keys) => {
+  const sorted = [...keys].sort();
+  return { sorted, template: templateOf(sorted) };
+});
 
 function sortedCopy(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -142,9 +167,15 @@ function sortedCopy(value: unknown): unknown {
     for (let i = 0; i < value.length && scalars; i++) scalars = value[i] === null || typeof value[i] !== 'object';
     return scalars ? value : value.map((item: unknown) => (item === undefined ? null : sortedCopy(item)));
   }
-  const copy: Record<string, unknown> = {};
-  for (const key of sortedKeys(value)) {
-    const item = (value as Record<string, unknown>)[key];
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  // Small objects (a hierarchy link) sorted as they come, without taking a shape's place from the requests.
+  const shape = keys.length <= 4 ? undefined : requestShapes.of(keys);
+  const sorted = shape === undefined ? keys.sort() : shape.sorted;
+  const copy: Record<string, unknown> = shape === undefined ? {} : { ...shape.template };
+  for (let i = 0; i < sorted.length; i++) {
+    const key = sorted[i] as string;
+    const item = record[key];
     if (item !== undefined) copy[key] = sortedCopy(item);
   }
   return copy;
@@ -361,7 +392,24 @@ export function forgetBody(id: string, run: string): string {
 
 /** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
 export function entryBody(id: string, entry: MemoryEntry): string {
-  const body: Record<string, unknown> = { id, d: entry.digest, r: entry.run };
-  for (const [field, key] of ENTRY_FIELDS) if (written(entry[field])) body[key] = entry[field];
+  const { fields, template } = entryShapes.of(Object.keys(entry));
+  const body: Record<string, unknown> = { ...template };
+  body.id = id;
+  body.d = entry.digest;
+  body.r = entry.run;
+  for (let i = 0; i < fields.length; i++) {
+    const [field, key] = fields[i] as (typeof ENTRY_FIELDS)[number];
+    const value = entry[field];
+    if (written(value)) body[key] = value;
+  }
   return JSON.stringify(body);
 }
+
+/**
+ * An entry shape's ENTRY_FIELDS, in their order (the line's), and the template of its body: a
+ * line reads only the fields its entry has, 5 to 8 of the 15, not every one.
+ */
+const entryShapes = new Shapes((keys) => {
+  const fields = ENTRY_FIELDS.filter(([field]) => keys.includes(field));
+  return { fields, template: templateOf(['id', 'd', 'r', ...fields.map(([, key]) => key)]) };
+});

@@ -611,15 +611,18 @@ export abstract class SentMemory<P> {
     const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
     // One the store holds is the applying attempt's, or this one's where a restore undid that one's.
     const attempt = kept === true || (kept === 'held' && !undone) ? acked : this.ackTag(memory);
-    memory.record(id, {
-      digest,
-      run,
-      ...this.keptBeside(id, payload, run, retried),
-      ...(attempt && { acked: attempt }),
-    });
+    // Completed in place, not spread into another object: the line's key order is entryBody's, not the entry's.
+    const entry = this.keptBeside(id, payload, run, retried) as MemoryEntry;
+    entry.digest = digest;
+    entry.run = run;
+    if (attempt) entry.acked = attempt;
+    memory.record(id, entry);
   }
 
-  /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
+  /**
+   * What the memory keeps of an acknowledged request besides its digest and run (per kind): a fresh
+   * object, which `acknowledged` completes.
+   */
   protected abstract keptBeside(
     id: string,
     payload: P,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRedactor, secretsOfPayload, withRecordSecrets } from '../../src/api/redaction.js';
 
@@ -125,6 +126,26 @@ describe('the redaction gate', () => {
     }
     // Seven characters of one, or eight that no secret holds in that order, need no walk.
     expect(wide.mayHold(JSON.stringify({ Content: { Note: 'pw:{Çé-', Other: 'ß}x9!Tq pw:{Çé-x' } }))).toBe(false);
+  });
+
+  it('a piece is found wherever it sits: after a run of the alphabet of any length, at either end, beside punctuation', () => {
+    // The scan steps over a window whose end back holds a character no piece does: every window it steps over is one.
+    const secret = 'tok-ABCDEFGHIJKLMNOP';
+    const filler = fc.string({
+      unit: fc.constantFrom(...'tok-ABCDEFGHIJKLMNOPxyz019":{},[] é'.split('')),
+      maxLength: 30,
+    });
+    fc.assert(
+      fc.property(filler, fc.nat({ max: secret.length - 8 }), filler, (before, at, after) => {
+        const piece = secret.slice(at, at + 8);
+        const text = `${before}${piece}${after}`;
+        expect(gate.mayHold(text)).toBe(true);
+        expect(gate.text(text)).not.toContain(piece);
+      }),
+      { numRuns: 2_000 },
+    );
+    // Pieces of seven, each cut off by a character no piece holds: none is whole.
+    expect(gate.mayHold('"tok-ABC"DEFGHIJ"KLMNOP"')).toBe(false);
   });
 });
 
