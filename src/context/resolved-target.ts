@@ -6,7 +6,6 @@ import type { RemoteTarget } from './remote-settings.js';
 /* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
 
 interface RemoteConnection {
-  baseUrl: string;
   /**
    * Requests in flight: --concurrency, else the profile's, else REMOTE_CONCURRENCY until an answer said the
    * server is `local serve`, SERVED_CONCURRENCY from then on.

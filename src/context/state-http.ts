@@ -57,7 +57,6 @@ export interface StateHttp {
   /** The address as given (no credentials can be in it: refused). */
   readonly address: string;
   exchange(method: string, url: string, body?: { text: string; type: string; md5?: string }): Promise<StateAnswer>;
-  redact(text: string): string;
   close(): Promise<void>;
 }
 
@@ -155,7 +154,6 @@ export function openStateHttp(address: string, env: Env): StateHttp {
 
   return {
     address,
-    redact: (text) => shown.text(text),
     async exchange(method, where, body) {
       const url = new URL(where);
       for (let attempt = 1; ; attempt++) {

@@ -324,7 +324,6 @@ async function remoteTarget(
     tokenFile: settings.tokenFile,
     report: { kind: 'remote', baseUrl },
     remote: {
-      baseUrl,
       get concurrency() {
         return said ? (servedConcurrency ?? concurrency) : concurrency;
       },

@@ -28,9 +28,7 @@ interface LocalEngineOptions {
 }
 
 /** The local engine: the IntegrationApi over a Store, plus the read-only LocalDirectory prompts use. */
-export interface LocalEngine extends IntegrationApi, LocalDirectory {
-  readonly location: string;
-}
+export type LocalEngine = IntegrationApi & LocalDirectory;
 
 /** Startup and launch tokens: 192 bits from the CSPRNG, base64url (32 characters). */
 const TOKEN_BYTES = 24;
@@ -107,7 +105,6 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   }
 
   const engine: LocalEngine = {
-    location: store.location,
     ...(store.standing && {
       storeHead: async (asked) => {
         await store.refresh();

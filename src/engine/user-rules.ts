@@ -86,13 +86,11 @@ export function decideUser(
   const groupErrors: GroupError[] = [];
   let memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
   for (const entry of request.Hierarchies ?? []) {
+    const refused = (Code: GroupError['Code'], Error: string) =>
+      groupErrors.push({ ExternalId: entry.ExternalId, Code, Error });
     const hierarchy = view.get<WorldHierarchy>('hierarchies', entry.ExternalId);
     if (hierarchy === undefined) {
-      groupErrors.push({
-        ExternalId: entry.ExternalId,
-        Code: ErrorCode.HierarchyNotFound,
-        Error: hierarchyNotFoundMessage(entry.ExternalId),
-      });
+      refused(ErrorCode.HierarchyNotFound, hierarchyNotFoundMessage(entry.ExternalId));
       continue;
     }
     if (entry.Action === 'DELETE') {
@@ -100,19 +98,11 @@ export function decideUser(
       continue;
     }
     if (entry.ExternalId === root && FLAGS.some((flag) => entry[flag] === true)) {
-      groupErrors.push({
-        ExternalId: entry.ExternalId,
-        Code: ErrorCode.PermissionsCannotBeSet,
-        Error: permissionsCannotBeSetMessage(entry.ExternalId),
-      });
+      refused(ErrorCode.PermissionsCannotBeSet, permissionsCannotBeSetMessage(entry.ExternalId));
       continue;
     }
     if (!hierarchy.Active) {
-      groupErrors.push({
-        ExternalId: entry.ExternalId,
-        Code: ErrorCode.HierarchyInactive,
-        Error: hierarchyInactiveMessage(entry.ExternalId),
-      });
+      refused(ErrorCode.HierarchyInactive, hierarchyInactiveMessage(entry.ExternalId));
       continue;
     }
     const index = memberships.findIndex((m) => m.ExternalId === entry.ExternalId);

@@ -25,12 +25,10 @@ export function batchTag(attempt: string, batch: number): string {
   return batch === 0 ? attempt : `${attempt}.${batch.toString(36)}`;
 }
 
-/** A tag's attempt. */
 export function attemptOf(tag: string): string {
   return tagParts(tag)[0];
 }
 
-/** A tag's attempt and batch. */
 function tagParts(tag: string): [attempt: string, batch: number] {
   const dot = tag.indexOf('.');
   return dot < 0 ? [tag, 0] : [tag.slice(0, dot), Number.parseInt(tag.slice(dot + 1), 36)];
@@ -143,14 +141,9 @@ export function memoryStanding(
 
 /**
  * Which entries of a memory of `collection` go again (their digests cleared), by id and the tag they
- * were acknowledged under; none: all stand. Another store: all. Restored (`behind`): those acknowledged
- * after the newest head it holds (`undone`), all of them (a copy taken during that head's attempt holds
- * some, but a change since may be another writer's: at most that attempt's batch goes again held), and
- * those the store changed since that head (another writer's, before the copy or after the restore).
- * Ahead: those the store changed since the memory's newest head, and that head's attempt's own from it
- * on (a run killed after it: whether the store's change since is that attempt's or another writer's, only
- * the value could tell; at most a batch goes again). An acknowledgement in flight as its batch's head was read, written
- * before it, is sent again: safe, and at most the requests in flight then.
+ * were acknowledged under; none: all stand (docs/sync.md, "Where the store stands", says which, row by
+ * row). An acknowledgement in flight as its batch's head was read is sent again: safe, and at most the
+ * requests in flight then.
  */
 export function sentAgain(
   found: Standing,
@@ -212,7 +205,6 @@ export function standingWords(
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 
-/** Whether an entry of `entries` is one `which` names. */
 function ackedAny(
   entries: Iterable<[string, { acked?: string | undefined }]>,
   which: (id: string, acked: string | undefined) => boolean,
