@@ -6,7 +6,7 @@ import type { DoctorCheckOptions } from '../context/doctor-checks.js';
 import { byKey } from '../domain/key-order.js';
 import { standingWords } from './store-standing.js';
 import { readPlacedMemories } from './memory-place.js';
-import { populationsOf, sameTargetElsewhere, standingOf } from './memory-files.js';
+import { populationsOf, recordsAnything, sameTargetElsewhere, standingOf } from './memory-files.js';
 import { LOSS_COST, recoveries } from './memory-loss.js';
 import { SYNC_KINDS } from './memory-lines.js';
 
@@ -24,7 +24,7 @@ export async function memoryCheck(
     const warnings = new Set<string>();
     let other = false;
     for (const [kind, contents] of memories) {
-      if (contents.lines === 0) continue;
+      if (!recordsAnything(contents)) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
       const headed = populations.flatMap(([, { heads }]) => (heads ? [heads] : []));
       // An older examctl's memory (no head): the store instance its header records, if any, tells (memoryStanding).

@@ -66,6 +66,14 @@ export function populationsOf(
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
+/**
+ * Whether a memory records anything: an id or a run. A deciding run that is refused opens the
+ * memory first, which writes its first line only: that file is no memory (what a run decides by).
+ */
+export function recordsAnything(contents: Pick<MemoryContents, 'populations' | 'entries'>): boolean {
+  return contents.entries.size > 0 || populationsOf(contents).size > 0;
+}
+
 /** The heads of the population whose newest run is the latest of those that recorded any (none: no head recorded). */
 export function newestHeads(populations: ReadonlyMap<string, PopulationRecord>): readonly SeenHead[] {
   const headed = [...populations.values()].filter((record) => (record.heads?.length ?? 0) > 0);
@@ -423,7 +431,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
     await assertTrustedMemoryDir(syncDir, join(syncDir, dir));
     for (const kind of SYNC_KINDS) {
       const contents = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind);
-      if (contents.lines > 0) found.push(contents);
+      if (recordsAnything(contents)) found.push(contents);
     }
   }
   return found;

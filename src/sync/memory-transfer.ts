@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { heldBy, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
+import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
 import {
   assertDocumentTarget,
   documentText,
@@ -30,7 +30,7 @@ export async function exportMemory(
   env: Env,
 ): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
   const { name, memories } = await readPlacedMemories(place, target, env);
-  const held = new Map([...memories].filter(([, contents]) => contents.lines > 0));
+  const held = new Map([...memories].filter(([, contents]) => recordsAnything(contents)));
   if (held.size === 0)
     throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
   return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
@@ -189,9 +189,7 @@ async function underServiceLock<T>(
 export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
   const service = new StateService(address, env);
   try {
-    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(
-      (contents) => contents.lines > 0,
-    );
+    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(recordsAnything);
   } finally {
     await service.close();
   }
