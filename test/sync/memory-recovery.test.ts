@@ -107,6 +107,9 @@ describe('synced export and import', () => {
       const { sha256, ...body } = document;
       expect(sha256).toBe(hash('sha256', canonicalJson(body), 'hex'));
       expect(JSON.parse(exported.stdout)).toMatchObject({ newestRun: run, memories: { users: { ids: 5 } } });
+      // One population: its newest run is said once.
+      const said = await cli(dir, ['synced', 'export', ...local(), '--out', 'm2.json']);
+      expect(said.stderr.split(run).length - 1, said.stderr).toBe(1);
       // Into a directory not made yet: the directory is named as missing, not the file.
       const nowhere = await cli(dir, ['synced', 'export', ...local(), '--out', join('kept', 'm.json')]);
       expect(nowhere.code).toBe(2);

@@ -42,6 +42,11 @@ function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
     .join(', ');
 }
 
+/** One population in all: its newest run, said already, is the memory's. */
+function onePopulation(memories: ReadonlyMap<SyncKind, MemoryContents>): boolean {
+  return Object.values(summaryOf(memories)).reduce((count, { populations }) => count + populations.length, 0) === 1;
+}
+
 /**
  * `synced export --out FILE`: the target's whole memory as one file (0600: it holds names and
  * links), naming its target, store instance, format and newest run, with a checksum. Through
@@ -72,7 +77,7 @@ export async function runExport(
   else
     await say(
       deps,
-      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`,
+      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}${onePopulation(memories) ? '' : `; newest run ${newestRun ?? '-'}`}`,
     );
   return 0;
 }
