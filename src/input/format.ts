@@ -37,12 +37,20 @@ export async function detectFormat(path: string, displayName: string = path, enc
   const known = formatFromExtension(path);
   if (known !== undefined) return known;
   // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
-  const head = (
-    await readTextHead(path, displayName, 4096, {
-      encodingFlag: 'csv',
-      ...(encoding === undefined ? {} : { encoding }),
-    })
-  ).trimStart();
+  const text = await readTextHead(path, displayName, 4096, {
+    encodingFlag: 'csv',
+    ...(encoding === undefined ? {} : { encoding }),
+  });
+  const head = text.trimStart();
+  // Markup is no table a run reads: most likely the JUnit or HTML report given back (docs/input-formats.md).
+  if (head.startsWith('<')) {
+    const line = text.slice(0, text.length - head.length).split('\n').length;
+    throw new InputFileError(
+      displayName,
+      line,
+      'markup (XML or HTML), not CSV or JSON: examctl reads CSV, JSON and .xlsx, and of its own reports the CSV, JSON and .xlsx ones, not JUnit or HTML',
+    );
+  }
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 

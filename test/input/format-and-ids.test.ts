@@ -35,6 +35,21 @@ describe('detectFormat', () => {
     }
   });
 
+  it('refuses markup (a JUnit or HTML report given back) on the line it starts, by file', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-sniff-'));
+    try {
+      for (const [name, text, line] of [
+        ['report.xml', '<?xml version="1.0"?>\n<testsuites/>\n', 1],
+        ['plan.html', '\n\n  <!DOCTYPE html>\n', 3],
+      ] as const) {
+        await fs.writeFile(path.join(dir, name), text);
+        await expectInputFileError(detectFormat(path.join(dir, name), name), { file: name, line, reason: /markup/ });
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports an unreadable file when it has to look inside', async () => {
     await expectInputFileError(detectFormat(fixture('missing.data'), 'missing.data'), {
       line: undefined,
