@@ -97,7 +97,8 @@ export async function profileSettings(
  */
 export async function checkedTokenFile(given: string, deps: CommandDeps): Promise<[string, string[]]> {
   const kept = given === '~' || given.startsWith('~/') ? given : expandPath(given, deps.cwd, deps.env);
-  const [{ readTokenFile }, warnings] = [await import('./remote-settings.js'), [] as string[]];
+  const { readTokenFile } = await import('./remote-settings.js');
+  const warnings: string[] = [];
   await readTokenFile(expandPath(kept, deps.cwd, deps.env), '--token-file', warnings, deps.env);
   return [kept, warnings];
 }
