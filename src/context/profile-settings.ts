@@ -91,8 +91,9 @@ export async function profileSettings(
 
 /**
  * `--token-file` as a profile keeps it: absolute (a relative path means "from here", but the profile is
- * used from anywhere), `~/...` as given. Read now as every run reads it (docs/remote.md, "Pointing at a real platform"): a
- * file missing, empty, not a token or writable by others is refused here, naming the path, not at 2 am.
+ * used from anywhere), `~/...` as given. Read now as every run reads it (docs/remote.md, "Pointing at a
+ * real platform"): a file missing, empty, not a token or writable by others is refused here, naming the
+ * path, not at 2 am.
  * Returns the path to keep and what a run would warn of (a file others can read).
  */
 export async function checkedTokenFile(given: string, deps: CommandDeps): Promise<[string, string[]]> {

@@ -23,7 +23,10 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
   readonly kept?: JournalKeeping;
-  /** A global flag every command takes, and why; any other global flag only a command that declares it (taken-flags.ts). */
+  /**
+   * A global flag every command takes, and why; any other global flag only a command that declares it
+   * (taken-flags.ts).
+   */
   readonly everyCommand?: string;
   /** The flag's one line in `--help` (see `brief`); the description is its full text. */
   readonly summary?: string;

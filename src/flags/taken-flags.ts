@@ -35,7 +35,10 @@ export const TAKEN_FLAGS = GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) =
   everyCommand || long !== flag ? [] : [flag],
 );
 
-/** The global flags, as typed, a command that takes `takes` refuses (a negation with its flag): completion leaves them out. */
+/**
+ * The global flags, as typed, a command that takes `takes` refuses (a negation with its flag): completion leaves
+ * them out.
+ */
 export function refusedGlobalFlags(takes: readonly TakenFlag[]): string[] {
   return GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) => (everyCommand || takes.includes(flag) ? [] : [long]));
 }

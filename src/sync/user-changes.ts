@@ -13,7 +13,10 @@ import { membershipChange } from './memberships.js';
 /** A field a change never lists: the id (the item's own). */
 const NOT_LISTED = 'ExternalId';
 const SECRET = 'Password';
-/** Listed link by link, in the cell's words (memberships.ts, membershipChange); a mover's move says it (ReportItem.moved). */
+/**
+ * Listed link by link, in the cell's words (memberships.ts, membershipChange); a mover's move says it
+ * (ReportItem.moved).
+ */
 export const MEMBERSHIPS = 'Hierarchies';
 
 /**

@@ -173,7 +173,10 @@ describe('the window toward local serve', () => {
   });
 });
 
-/** `x-examctl-action`, what `local serve`'s engine did (docs/remote.md, "The local server"): taken from a served store only. */
+/**
+ * `x-examctl-action`, what `local serve`'s engine did (docs/remote.md, "The local server"): taken from a served
+ * store only.
+ */
 describe('a served action', () => {
   async function actionSaid(headers: Record<string, string>): Promise<string | undefined> {
     server = await startHostileServer((_request, res) => json(res, 200, ok, headers));

@@ -5,10 +5,10 @@ import { startUserSyncService, stopUserSyncService, type UserSyncService } from 
 import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
- * The platform's answer does not say created or updated (`local serve`'s does: docs/remote.md); the memory does, once it knows the population
- * (docs/sync.md, "Created or updated"). A first run knows nothing: its users are `sent`. Killed
- * and resumed, it is still a first run: its own start put the population on record, which must not
- * make the resume call users `created` that may have been on the target all along.
+ * The platform's answer does not say created or updated (`local serve`'s does: docs/remote.md); the memory
+ * does, once it knows the population (docs/sync.md, "Created or updated"). A first run knows nothing: its
+ * users are `sent`. Killed and resumed, it is still a first run: its own start put the population on record,
+ * which must not make the resume call users `created` that may have been on the target all along.
  */
 
 let place: UserSyncService;

@@ -105,7 +105,8 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
       await memory.refuseLostZeros(records());
     },
     ...memory.hooks(),
-    // The platform's answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").
+    // The platform's answer does not say created or updated: without Upsert the request only creates; with, the
+    // memory says (docs/sync.md, "Created or updated").
     send: async (api, payload, callOptions) =>
       memory.answered(
         payload,

@@ -33,18 +33,17 @@ function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
   );
 }
 
-function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
-  return Object.entries(summaryOf(memories))
+/** Ids and populations per kind; with `newestRun`, the memory's newest run too, unless its one population said it. */
+function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>, newestRun?: string | null): string {
+  const kinds = Object.entries(summaryOf(memories));
+  const words = kinds
     .map(
       ([kind, { ids, populations }]) =>
         `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`,
     )
     .join(', ');
-}
-
-/** One population in all: its newest run, said already, is the memory's. */
-function onePopulation(memories: ReadonlyMap<SyncKind, MemoryContents>): boolean {
-  return Object.values(summaryOf(memories)).reduce((count, { populations }) => count + populations.length, 0) === 1;
+  const said = kinds.reduce((count, [, { populations }]) => count + populations.length, 0) === 1;
+  return newestRun === undefined || said ? words : `${words}; newest run ${newestRun ?? '-'}`;
 }
 
 /**
@@ -77,7 +76,7 @@ export async function runExport(
   else
     await say(
       deps,
-      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}${onePopulation(memories) ? '' : `; newest run ${newestRun ?? '-'}`}`,
+      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories, newestRun ?? null)}`,
     );
   return 0;
 }

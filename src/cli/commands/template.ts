@@ -2,7 +2,10 @@ import type { CommandDeps } from '../../context/command-deps.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { TemplateOptions } from './template.options.js';
 
-/** `examctl template <kind>`: what report/template-output.ts decides it prints, on stdout or `--out` (xlsx refused on a terminal). */
+/**
+ * `examctl template <kind>`: what report/template-output.ts decides it prints, on stdout or `--out` (xlsx refused on
+ * a terminal).
+ */
 export async function run(options: TemplateOptions, deps: CommandDeps): Promise<number> {
   const printed = await (await import('../../report/template-output.js')).templateOutput(options);
   return withOutFile(
