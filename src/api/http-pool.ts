@@ -81,7 +81,10 @@ function tunnelClient(url: URL, opts: object, shown: string, variable: string): 
   return pool;
 }
 
-/** The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or closed): nothing was sent. */
+/**
+ * The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or
+ * closed): nothing was sent.
+ */
 export class ProxyTunnelError extends Error {
   constructor(
     readonly proxy: string,
@@ -95,7 +98,10 @@ export class ProxyTunnelError extends Error {
     this.name = 'ProxyTunnelError';
   }
 
-  /** A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may pass. */
+  /**
+   * A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may
+   * pass.
+   */
   get permanent(): boolean {
     return this.status !== undefined && this.status >= 400 && this.status < 500;
   }
@@ -244,7 +250,10 @@ export interface AttemptLimits {
   maxBytes?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /** The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles them, and dropped at once when abandoned. */
+  /**
+   * The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles
+   * them, and dropped at once when abandoned.
+   */
   inFlight?: InFlight;
 }
 
@@ -294,7 +303,10 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the stop is kept and applied when it does. */
+  /**
+   * The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the
+   * stop is kept and applied when it does.
+   */
   stop(reason: Error): void {
     if (this.stopped !== undefined) return;
     this.stopped = this.cutShort(reason);
@@ -435,7 +447,10 @@ export class HeldText {
   }
 }
 
-/** A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
+/**
+ * A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer
+ * one is padding.
+ */
 const PADDING_KEPT = 64 * 1024;
 /**
  * Of a 5xx or 429 answer only this much is kept: its message or snippet is at its start, never a result.
@@ -468,7 +483,10 @@ export function heldBytesOfText(text: string): number {
   return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
 }
 
-/** Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a time). */
+/**
+ * Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a
+ * time).
+ */
 export function spacePaddingStart(chunk: Buffer): number {
   let end = chunk.length;
   // The common chunk (an envelope, a page) does not end in a space: nothing to compare.

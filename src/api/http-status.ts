@@ -31,7 +31,10 @@ export function mayHaveReachedService(status: number): boolean {
   return status === 502 || status === 504;
 }
 
-/** A status in words with its code, for messages: `service unavailable (503)`; one without a phrase `HTTP 302` (the code said once). */
+/**
+ * A status in words with its code, for messages: `service unavailable (503)`; one without a phrase `HTTP 302` (the code
+ * said once).
+ */
 export function describeStatus(status: number): string {
   const phrase = STATUS_PHRASES[status];
   return phrase === undefined ? `HTTP ${status}` : `${phrase} (${status})`;

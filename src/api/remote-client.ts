@@ -80,7 +80,10 @@ export interface RemoteClientOptions {
   onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
-  /** In flight from the first answer that says the server is `local serve` on (`x-examctl-store`); none: `concurrency` throughout. */
+  /**
+   * In flight from the first answer that says the server is `local serve` on (`x-examctl-store`); none: `concurrency`
+   * throughout.
+   */
   servedConcurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
   rate?: number;
@@ -130,7 +133,10 @@ const NOT_SERVED: ApiResult<never> = { status: 0, envelope: { Success: false, Co
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"); an answer over half of it is refused. */
+/**
+ * All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"); an answer over half of it is
+ * refused.
+ */
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
@@ -182,7 +188,9 @@ function describeCut(reason: Error): string {
 /** A JSON value read member by member (`?.`): a member of a string, a number or null is undefined. */
 type Members = { readonly [key: string]: Members } | null | undefined;
 
-/** `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means"). */
+/**
+ * `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means").
+ */
 function otherIdNamed(route: string, request: Members, content: Members): string | undefined {
   const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
   const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;

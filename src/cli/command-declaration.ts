@@ -64,7 +64,10 @@ export function declareCommand<const T extends SpecTable>(declaration: DeclaredC
 /** The options a runnable command's behaviour receives: its table's and the global ones. */
 export type CommandOptions<D> = D extends DeclaredCommand<infer T> ? OptionsOf<T> & GlobalOptions : never;
 
-/** A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it (resume-registry.ts). */
+/**
+ * A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it
+ * (resume-registry.ts).
+ */
 export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
   return declaration.path.join(' ');
 }

@@ -133,7 +133,10 @@ export function buildProgram(
     const parent = declaration.path.length === 1 ? '' : declaration.path[0]!;
     unmade.set(parent, [...(unmade.get(parent) ?? []), declaration]);
   }
-  /** Makes the commands under `parent` not made yet, with their flags (a group's help lists each with its arguments and `[options]`). */
+  /**
+   * Makes the commands under `parent` not made yet, with their flags (a group's help lists each with its arguments and
+   * `[options]`).
+   */
   const makeChildren = (parent: Command): void => {
     // Declarations are one or two words deep: only the program and its groups have commands under them.
     if (parent !== program && parent.parent !== program) return;

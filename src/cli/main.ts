@@ -31,7 +31,10 @@ const onInterrupt = (): void => {
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
 
-/** A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on the other stream. */
+/**
+ * A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on
+ * the other stream.
+ */
 const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
 /** The code of that line: output closed under the run, a full disk among its causes (error-codes.ts). */
 const OUTPUT_LOST: ErrorCodeId = 'E1410';
@@ -71,7 +74,8 @@ const deps: CommandDeps = {
   stderr: pipeSink(process.stderr),
   env: process.env,
   now: () => new Date(),
-  // Not process.stdin: making that stream costs every start ~1.5 ms; `--file -` and `login --with-token` take it when they read.
+  // Not process.stdin: making that stream costs every start ~1.5 ms; `--file -` and `login --with-token` take it when
+  // they read.
   isTTY: Boolean(process.stderr.isTTY && process.getBuiltinModule('node:tty').isatty(0)),
   stdoutIsTTY: Boolean(process.stdout.isTTY),
   stdoutColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
@@ -106,7 +110,10 @@ process.on('beforeExit', () => {
   process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;
 });
 
-/** Runs the command and leaves with its code (no top-level await: the code-cached bundle is a CommonJS script, scripts/build-bundle.mjs). */
+/**
+ * Runs the command and leaves with its code (no top-level await: the code-cached bundle is a CommonJS script,
+ * scripts/build-bundle.mjs).
+ */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // `examctl --version` alone needs no command tree: answered before loading it.

@@ -85,7 +85,10 @@ export interface CommandDeps {
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
   platform?: NodeJS.Platform;
-  /** The remote client's wait between attempts (backoff, Retry-After; login's check too); the real timer when absent. Tests of retried runs pass a short one. */
+  /**
+   * The remote client's wait between attempts (backoff, Retry-After; login's check too); the real timer when absent.
+   * Tests of retried runs pass a short one.
+   */
   retrySleep?: import('../api/flow-control.js').Sleep;
   /** Set by `examctl apply`: the plan each request must be (docs/plan.md, "Apply"). */
   applying?: import('../runs/plan-document.js').PlanGuard;

@@ -140,7 +140,8 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
       return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them out.
+  // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them
+  // out.
   const text = decodeTextDocument(bytes, file);
   const parsed = parseJsonDocument(text, file, undefined, {}, !toChange);
   const place = keyPlaces(file, text);
@@ -262,7 +263,9 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
   });
 }
 
-/** A profile's fields to set (a token file replaces a stored token, and the other way round), and its defaults to unset. */
+/**
+ * A profile's fields to set (a token file replaces a stored token, and the other way round), and its defaults to unset.
+ */
 export type ProfileUpdate = Pick<Profile, 'baseUrl' | 'tokenFile' | 'token' | 'defaults'> & {
   /** Settings removed from the profile's defaults (after `defaults` is merged in). */
   unset?: readonly (keyof ProfileDefaults)[];
@@ -364,7 +367,10 @@ export async function listProfiles(env: Env, readToken: (file: string) => Promis
   );
 }
 
-/** The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or variable that named it. */
+/**
+ * The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or
+ * variable that named it.
+ */
 export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?: string): Profile {
   const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
   if (profile !== undefined) return profile;
@@ -379,7 +385,10 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   );
 }
 
-/** The same checks a run makes, so a profile (config set-profile, login) cannot hold a URL every command would refuse; its trailing slashes dropped. */
+/**
+ * The same checks a run makes, so a profile (config set-profile, login) cannot hold a URL every command would refuse;
+ * its trailing slashes dropped.
+ */
 export async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean): Promise<string> {
   const { parseBaseUrl } = await import('../api/url-policy.js');
   parseBaseUrl(baseUrl, allowInsecureHttp);

@@ -59,7 +59,10 @@ export async function checkLocal(store: string, deps: CommandDeps): Promise<Doct
   return { healthy: false, target: 'local', store, checks };
 }
 
-/** A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory names one). */
+/**
+ * A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory
+ * names one).
+ */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../engine/index.js');
   const why = await storeUnwritable(store);

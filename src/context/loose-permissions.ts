@@ -5,7 +5,8 @@ import type { Env } from '../system/env-values.js';
 
 /*
  * Loose permissions on examctl's own files (each function below says which), said once on stderr where they matter and
- * listed by `doctor` (docs/security.md, "Other local users"). Places others can write are refused outright (src/system/trusted-place.ts).
+ * listed by `doctor` (docs/security.md, "Other local users"). Places others can write are refused outright
+ * (src/system/trusted-place.ts).
  */
 
 async function modeOf(path: string): Promise<number | undefined> {
@@ -21,7 +22,10 @@ export async function configTokenExposed(file: string, holdsToken: boolean): Pro
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
 }
 
-/** A token or PIN file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and doctor alike. */
+/**
+ * A token or PIN file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and
+ * doctor alike.
+ */
 export function tokenFileModeWarning(file: string, mode: number, via: string): string | undefined {
   if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
   return `${via}: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); consider chmod 600 ${file}`;
@@ -40,7 +44,10 @@ export async function runsDirWarning(runsDir: string): Promise<string | undefine
   return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
 }
 
-/** The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming it is). */
+/**
+ * The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming
+ * it is).
+ */
 export async function trustedFileCheck(
   place: string,
   path: string,

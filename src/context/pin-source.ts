@@ -53,7 +53,10 @@ export async function askPin(why: string, options: GlobalOptions, deps: CommandD
   return pin;
 }
 
-/** What a schedule push was given for its PIN: the typed flag's name, the PIN from givenPin, its --schedule file and that file's PIN. */
+/**
+ * What a schedule push was given for its PIN: the typed flag's name, the PIN from givenPin, its --schedule file and
+ * that file's PIN.
+ */
 interface SchedulePinSources {
   typed: '--pin' | '--pin-file' | undefined;
   pin: string | undefined;

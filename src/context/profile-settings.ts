@@ -109,7 +109,10 @@ function word(text: string): string {
   return /^[^\s,"]+$/.test(text) ? text : JSON.stringify(text);
 }
 
-/** A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate, timezone Europe/London`. */
+/**
+ * A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate,
+ * timezone Europe/London`.
+ */
 export function settingsText(defaults: ProfileDefaults | Readonly<Record<string, unknown>>): string {
   const order: string[] = Object.values(SETTING_KEYS);
   const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);

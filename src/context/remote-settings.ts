@@ -18,7 +18,10 @@ import { describeSystemError } from '../system/system-error-words.js';
 import type { Env } from '../system/env-values.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 
-/** The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a relative --token-file. */
+/**
+ * The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a
+ * relative --token-file.
+ */
 export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> &
   ConfigSource & { cwd?: string };
 

@@ -37,7 +37,10 @@ export type ResolvedTarget = (
       remote: RemoteConnection;
     })
 ) & {
-  /** Where the target and its token came from and the profile the run uses (or the default one it set aside), for the report's header. */
+  /**
+   * Where the target and its token came from and the profile the run uses (or the default one it set aside), for the
+   * report's header.
+   */
   note?: { targetFrom: string; tokenFrom?: string; profile?: ProfileNote };
 };
 

@@ -72,7 +72,10 @@ export interface RunSettings {
   baseUrl?: Setting<string>;
   /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
   profile?: ActiveProfile & { via: string };
-  /** The config file's profile the target takes its base URL and token from (the used one, also when a journal replays another's settings). */
+  /**
+   * The config file's profile the target takes its base URL and token from (the used one, also when a journal replays
+   * another's settings).
+   */
   record?: Profile & { name: string; via: string };
   /** The default profile this run does not use, and why. */
   setAside?: { name: string; why: string };
@@ -251,7 +254,10 @@ export const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const;
 
-/** The fields (by fieldKey) a flag or the --schedule file gives (null or blank: none), each by what gives it; a `--set` of one: exit 2. */
+/**
+ * The fields (by fieldKey) a flag or the --schedule file gives (null or blank: none), each by what gives it; a `--set`
+ * of one: exit 2.
+ */
 async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
   const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
   const given = new Map<string, string>();

@@ -98,7 +98,8 @@ export function openStateHttp(address: string, env: Env): StateHttp {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as
+      // the platform's client).
       const undiciMs = proxy === undefined ? 0 : deadlineMs;
       const dispatcher = openDispatcher(url.origin, {
         connections: 1,
@@ -167,7 +168,8 @@ export function openStateHttp(address: string, env: Env): StateHttp {
               `the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`,
             );
           }
-          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the run, and its lock, as long again.
+          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the
+          // run, and its lock, as long again.
           if (pastDeadline(error, http)) {
             throw new TargetError(
               `the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`,
@@ -212,7 +214,10 @@ function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, 
   );
 }
 
-/** The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run) never compiles it. */
+/**
+ * The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run)
+ * never compiles it.
+ */
 const httpClient = async () => ({
   ...(await import('../api/http-pool.js')),
   ...(await import('../api/remote-client.js')),

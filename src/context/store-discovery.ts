@@ -11,7 +11,10 @@ export function samePath(a: string, b: string, platform: NodeJS.Platform = proce
   return a === b;
 }
 
-/** The fs questions the search asks; the CLI answers them with the store's own check (its CURRENT file) and the trust rule. */
+/**
+ * The fs questions the search asks; the CLI answers them with the store's own check (its CURRENT file) and the trust
+ * rule.
+ */
 interface StoreProbe {
   isStore(dir: string): Promise<boolean>;
   /**

@@ -230,7 +230,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   const profile = await profileNote(settings, options as SettingFlags, deps);
   // What named the other target: a URL beside --target remote, a resume's journal.
   if (profile?.why) profile.why = profile.why.replace(settings.target.from, from);
-  // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
+  // The token itself never: where it was read, and from which profile when not the one the settings are from (a
+  // resume's --profile).
   const stored =
     target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true
       ? target.tokenSource === 'profile'

@@ -266,7 +266,10 @@ export function isApiCode(code: ProblemCode): boolean {
   return code !== null && code < 9000;
 }
 
-/** A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too long`. */
+/**
+ * A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too
+ * long`.
+ */
 export function codeCondition(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')

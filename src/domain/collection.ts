@@ -77,7 +77,10 @@ interface IdTitleListSpec<Name extends string> {
   what: string;
 }
 
-/** The lengths examctl bounds an entry by, where the API text says only "(string)" (docs/interpretations.md, "Field rules"). */
+/**
+ * The lengths examctl bounds an entry by, where the API text says only "(string)" (docs/interpretations.md, "Field
+ * rules").
+ */
 const ENTRY_ID_MAX = 64;
 const ENTRY_TITLE_MAX = 500;
 
@@ -95,7 +98,10 @@ const listEntryIdRule = stringRule('ExternalId', {
   doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.',
 });
 
-/** One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it (docs/api-reference.md). */
+/**
+ * One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it
+ * (docs/api-reference.md).
+ */
 export const ID_TITLE_ENTRY_TABLE = ruleTable('list entry', [listEntryIdRule, entryTitleRule]);
 export type IdTitle = RecordOf<typeof ID_TITLE_ENTRY_TABLE>;
 

@@ -50,7 +50,10 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
  */
 export type CellKind = 'boolean' | IntegerCell | 'list' | 'hierarchies' | 'idTitleList';
 
-/** A whole-number cell (`42`, `+7`, `-3`; a percentage's also `25%`); `invalid` is the field's problem for any other value, quoting it. */
+/**
+ * A whole-number cell (`42`, `+7`, `-3`; a percentage's also `25%`); `invalid` is the field's problem for any other
+ * value, quoting it.
+ */
 interface IntegerCell {
   readonly kind: 'integer';
   readonly invalid: (path: string, value: unknown) => Problem;
@@ -103,12 +106,18 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field rules"). */
+/**
+ * Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field
+ * rules").
+ */
 export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
-/** Given by a file or a profile: not unset and not all blank (a null or empty field of the --schedule file gives nothing). */
+/**
+ * Given by a file or a profile: not unset and not all blank (a null or empty field of the --schedule file gives
+ * nothing).
+ */
 export function isGiven(v: unknown): boolean {
   return !isUnset(v) && !(typeof v === 'string' && v.trim() === '');
 }

@@ -63,7 +63,10 @@ type TimeSettingsReading =
   | { ok: true; zone: string | undefined; format: DateFormat | undefined }
   | { ok: false; message: string };
 
-/** The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it came from. */
+/**
+ * The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it
+ * came from.
+ */
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
   const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
   if (parsed?.ok === false)
@@ -77,7 +80,10 @@ export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSe
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
 
-/** The zone's offset from UTC at an instant, in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`, `GMT`), rounded as the clock's seconds are. */
+/**
+ * The zone's offset from UTC at an instant, in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`, `GMT`), rounded as the
+ * clock's seconds are.
+ */
 function offsetMinutesAt(timeZone: string, epochMs: number): number {
   const m = /GMT([+-])(\d+):(\d+)(?::(\d+))?/.exec(zoneFormat(timeZone).format(epochMs));
   if (m === null) return 0;

@@ -51,7 +51,10 @@ export class IdsOfOneInput {
     1 << 11,
   );
   private count = 0;
-  /** An ASCII key first met as a non-ASCII spelling that folds to it (`\u212A1`, Kelvin, folds to `k1`): entry -> that spelling. */
+  /**
+   * An ASCII key first met as a non-ASCII spelling that folds to it (`\u212A1`, Kelvin, folds to `k1`): entry -> that
+   * spelling.
+   */
   private readonly oddSpellings = new Map<number, string>();
   /** Ids kept as strings: key -> packed place, and the first spelling where it differs from its key. */
   private readonly first = new Map<string, number>();

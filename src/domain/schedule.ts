@@ -142,14 +142,18 @@ export const CANDIDATE_TABLE = ruleTable('candidate', [
   proctorUIdsRule,
 ]);
 
-/** The Schedule and a Candidate as their tables' checks return them: each table is the one declaration of its fields. */
+/**
+ * The Schedule and a Candidate as their tables' checks return them: each table is the one declaration of its fields.
+ */
 export type Schedule = RecordOf<typeof SCHEDULE_TABLE>;
 export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 
-/** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
+/**
+ * A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset.
+ */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
@@ -201,7 +205,10 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   return { ok: true, value: out };
 }
 
-/** The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
+/**
+ * The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is
+ * not a string).
+ */
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Schedule | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
@@ -221,7 +228,9 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
-/** The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
+/**
+ * The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow).
+ */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
   required: true,

@@ -41,7 +41,10 @@ interface SittingRow {
 export interface Sitting<T> {
   /** What the caller attached to each row, in row order. */
   attached: T[];
-  /** The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: a real run names it, docs/runs.md "An id examctl chooses"). */
+  /**
+   * The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: a real run names it,
+   * docs/runs.md "An id examctl chooses").
+   */
   id(): string | null;
   candidateCount(): number;
   /** The whole request, checked; problems carry the line they are about. */
@@ -150,7 +153,10 @@ const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
  */
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
-  /** Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md, "One file, one id"). */
+  /**
+   * Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md,
+   * "One file, one id").
+   */
   private readonly people = new Map<
     string,
     { id: string; fields: ({ text: string; line: number; group: SittingGroup<T> } | undefined)[] }
@@ -180,7 +186,8 @@ export class Sittings<T = undefined> {
     if (id === null) return;
     let person = this.people.get(id.toLowerCase());
     if (person === undefined) this.people.set(id.toLowerCase(), (person = { id, fields: [] }));
-    // Email case, Unicode composition (NFC or NFD) and kinds of space are no difference; a blank field fails its own row, not another schedule.
+    // Email case, Unicode composition (NFC or NFD) and kinds of space are no difference; a blank field fails its own
+    // row, not another schedule.
     const texts = USER_FIELDS.map((name) =>
       String(candidate[name] ?? '')
         .normalize('NFC')

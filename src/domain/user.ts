@@ -80,7 +80,8 @@ const labelsRule = stringListRule('Labels', {
       ),
 });
 
-// Duplicates are compared in canonical form (how the address is spelled does not matter); each entry is sent as written, trimmed.
+// Duplicates are compared in canonical form (how the address is spelled does not matter); each entry is sent as
+// written, trimmed.
 const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
   max: MAX_IP_ADDRESSES,
   tooManyCode: ErrorCode.TooManyIpAddresses,

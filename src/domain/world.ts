@@ -224,7 +224,9 @@ const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => stri
   ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
 ];
 
-/** Fields that name an entry of another list: the list, the field, the list it names, that list's key, the entry's kind. */
+/**
+ * Fields that name an entry of another list: the list, the field, the list it names, that list's key, the entry's kind.
+ */
 const REFERENCES = [
   ['Users', 'Role', 'Roles', 'Title', 'role'],
   ['Hierarchies', 'Parent', 'Hierarchies', 'ExternalId', 'hierarchy'],

@@ -36,7 +36,8 @@ export function decideInvigilatorRemoval(
   }
   if (problems.length > 0) return refuse(problems, 200);
 
-  // User ids compare ignoring case, as the service does (docs/domain-rules.md): INV-2 removes inv-2, named as the request named it.
+  // User ids compare ignoring case, as the service does (docs/domain-rules.md): INV-2 removes inv-2, named as the
+  // request named it.
   const current = new Set(schedule.Invigilators.map((id) => id.toLowerCase()));
   const removed: string[] = [];
   const gone = new Set<string>();
@@ -66,7 +67,10 @@ export function decideInvigilatorRemoval(
   );
 }
 
-/** GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before the lookup. */
+/**
+ * GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before
+ * the lookup.
+ */
 export function decideReviewSession(view: EngineView, externalId: string): Decision<ReviewSession> {
   const tooLong = idLengthProblem(externalId);
   if (tooLong !== null) return refuse([tooLong]);

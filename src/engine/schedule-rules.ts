@@ -168,7 +168,8 @@ export function decideSchedule(
     if (user === undefined) {
       const other = view.userKeyByExternalIdIgnoringCase(id);
       if (other !== undefined) {
-        // The user table's condition, unnumbered here: the schedule endpoint's table numbers only 249 and 250 (docs/domain-rules.md, "Codes per endpoint").
+        // The user table's condition, unnumbered here: the schedule endpoint's table numbers only 249 and 250
+        // (docs/domain-rules.md, "Codes per endpoint").
         problems.push({
           ...externalIdTakenProblem(id, other),
           field: `Candidates[${index}].CandidateExtId`,

@@ -107,7 +107,10 @@ export class StoreView implements EngineView {
     return this.lookup('users', HINT_USER_NAME + userName.toLowerCase());
   }
 
-  /** A key differing only in case from its lower-case form has a hint; a lower-case key is its own entry (the users map). */
+  /**
+   * A key differing only in case from its lower-case form has a hint; a lower-case key is its own entry (the users
+   * map).
+   */
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
     return (

@@ -76,7 +76,8 @@ export function commandTree(program: Command): CommandNode {
     ],
   });
   const root = walk(program, []);
-  // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.
+  // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment`
+  // topic.
   const [help] = root.children.splice(
     root.children.findIndex((child) => child.path[0] === 'help'),
     1,

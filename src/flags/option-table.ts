@@ -18,7 +18,9 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
   readonly always: Always;
   readonly mandatory?: boolean;
-  /** Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice. */
+  /**
+   * Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice.
+   */
   readonly repeatable?: boolean;
   /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
@@ -60,12 +62,18 @@ export function everyCommand<const S extends OptionSpec>(spec: S, why: string): 
   return { ...spec, everyCommand: why };
 }
 
-/** Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable command's table). */
+/**
+ * Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable
+ * command's table).
+ */
 export function allKept<const T extends readonly Spec[]>(specs: T): T {
   return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
 }
 
-/** The option names (commander's attributes, argument keys) the journal keeps of `tables`, and those of them kept with their file's digest. */
+/**
+ * The option names (commander's attributes, argument keys) the journal keeps of `tables`, and those of them kept with
+ * their file's digest.
+ */
 export function keptNames(...tables: readonly SpecTable[]): KeptOptions {
   const kept: KeptOptions = { names: [], digested: [] };
   for (const spec of tables.flat()) {
@@ -132,7 +140,9 @@ function withDefault<S extends object>(spec: S, defaultValue: unknown): never {
   return (defaultValue === undefined ? { ...spec, always: false } : { ...spec, defaultValue, always: true }) as never;
 }
 
-/** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
+/**
+ * `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default.
+ */
 export function option<const F extends string, D extends ValueOfFlags<F> | undefined = undefined>(
   flags: F,
   description: string,
@@ -280,7 +290,10 @@ export function grouped<const T extends readonly Spec[]>(group: string, specs: T
   ) as unknown as T;
 }
 
-/** Registers a table's flags and arguments on a commander command, in order, under group headings past HELP_GROUPS_ABOVE. */
+/**
+ * Registers a table's flags and arguments on a commander command, in order, under group headings past
+ * HELP_GROUPS_ABOVE.
+ */
 export function registerSpecs(command: Command, table: SpecTable): Command {
   const headed = table.filter((spec) => spec.kind === 'option').length > HELP_GROUPS_ABOVE;
   // A flag without a group of its own is under the heading of the flag before it (OptionSpec.group).

@@ -23,7 +23,10 @@ function sectionsOf(numFmt: string): string[] | undefined {
   return sections;
 }
 
-/** A section's placeholders and literal text (quoted, escaped, or shown as it is); undefined when it holds anything else. */
+/**
+ * A section's placeholders and literal text (quoted, escaped, or shown as it is); undefined when it holds anything
+ * else.
+ */
 function partsOf(section: string): FormatPart[] | undefined {
   const parts: FormatPart[] = [];
   for (const [token] of section.matchAll(/"[^"]*"|\\[^]?|\[[^\]]*\]?|[^]/g)) {

@@ -403,7 +403,10 @@ export interface HeaderMapping {
 /** Names shown in one header message before the rest are only counted. */
 const NAMES_SHOWN = 10;
 
-/** Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems together. */
+/**
+ * Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems
+ * together.
+ */
 export function mapHeader(
   cells: readonly string[],
   options: CsvReadOptions,
@@ -557,7 +560,9 @@ export function unknownColumnsProblem(
   return `${unknown.length === 1 ? `unknown ${noun}` : `unknown ${noun}s`}: ${listed}; ${fix}`;
 }
 
-/** A word as a shell reads it back (POSIX shells, PowerShell and cmd alike for the usual headers): quoted unless plain. */
+/**
+ * A word as a shell reads it back (POSIX shells, PowerShell and cmd alike for the usual headers): quoted unless plain.
+ */
 function shellWord(word: string): string {
   if (/^[A-Za-z0-9_=.,:/@%+-]+$/.test(word)) return word;
   return /["$`\\!]/.test(word) ? `'${word.replace(/'/g, `'\\''`)}'` : `"${word}"`;
@@ -700,7 +705,10 @@ interface KeptRows {
 
 /** Rows per step of a replay after the first: a chunk's rows (448) at once got them promoted to V8's old space. */
 const KEPT_ROWS_PER_STEP = 64;
-/** The first step's rows: about what the first 8 KiB read holds (text-source.ts), so the first request waits for as little. */
+/**
+ * The first step's rows: about what the first 8 KiB read holds (text-source.ts), so the first request waits for as
+ * little.
+ */
 const KEPT_ROWS_FIRST_STEP = 48;
 
 /** The kept rows handed to `sink` as a read of the file would hand them, yielding between steps. */

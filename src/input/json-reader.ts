@@ -41,7 +41,10 @@ function describe(code: number): string {
   return strayCharacter(code) ?? ('{}[],:'.includes(char) ? `"${char}"` : 'a character that starts no JSON value');
 }
 
-/** An invisible character named by its code point (quoted it prints as `""`): a stray BOM, a control or format character. */
+/**
+ * An invisible character named by its code point (quoted it prints as `""`): a stray BOM, a control or format
+ * character.
+ */
 function strayCharacter(code: number): string | undefined {
   if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
   if (
@@ -70,7 +73,9 @@ class JsonElementScanner {
   private elementStart = -1;
   private elementLine = 0;
   private elementColumn = 0;
-  /** The element's text from earlier chunks, as pieces: appending to one string and searching it again was quadratic. */
+  /**
+   * The element's text from earlier chunks, as pieces: appending to one string and searching it again was quadratic.
+   */
   private parts: string[] = [];
   private partsLength = 0;
   private index = 0;
@@ -87,7 +92,8 @@ class JsonElementScanner {
   feed(chunk: string): void {
     this.text += chunk;
     this.scan();
-    // Scanned text leaves `text`: to the element's pieces, or dropped; an unscanned tail (a token cut by the chunk border) stays.
+    // Scanned text leaves `text`: to the element's pieces, or dropped; an unscanned tail (a token cut by the chunk
+    // border) stays.
     if (this.elementStart !== -1) {
       const scanned = this.text.slice(this.elementStart, this.pos);
       if (scanned.length > 0) {
@@ -254,7 +260,8 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch {
-      // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the file.
+      // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the
+      // file.
       try {
         scanJson(source, INPUT_LIMITS, { strict: true });
       } catch (error) {

@@ -41,7 +41,9 @@ import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
   sheet?: string;
-  /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping). */
+  /**
+   * IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping).
+   */
   timeZone?: string;
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
@@ -166,7 +168,9 @@ async function headerNamesOf(
   return new Set();
 }
 
-/** Without --sheet the other visible worksheets are refused or named (docs/input-formats.md, ".xlsx", "Other sheets"). */
+/**
+ * Without --sheet the other visible worksheets are refused or named (docs/input-formats.md, ".xlsx", "Other sheets").
+ */
 async function checkOtherSheets(
   workbook: OpenedWorkbook,
   chosen: SheetEntry,

@@ -146,7 +146,10 @@ export async function inputShaping(
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
-/** Each file a command read, by path, as its last read found it: what its journal records (by stderr: a deps spread keeps it). */
+/**
+ * Each file a command read, by path, as its last read found it: what its journal records (by stderr: a deps spread
+ * keeps it).
+ */
 export const FILES_READ = new WeakMap<object, Map<string, FileRead>>();
 type FileRead = { stat?: string; sha256?: string };
 /** The settings the input flags were resolved with, by stderr as FILES_READ; `shapes`: see mapFileShapes. */

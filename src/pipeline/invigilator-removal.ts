@@ -31,7 +31,10 @@ export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: 
   });
 }
 
-/** --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing sent. */
+/**
+ * --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing
+ * sent.
+ */
 export function refuseNotThisRemovalsReport(
   listed: Awaited<ReturnType<typeof readIdList>>,
   file: string,
@@ -114,7 +117,8 @@ function interpret(
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
-  // A 319's note: with --missing-ok the end state asked for, reached before; without it, the flag that takes it as done.
+  // A 319's note: with --missing-ok the end state asked for, reached before; without it, the flag that takes it as
+  // done.
   const note = missingOk
     ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`
     : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;

@@ -20,7 +20,10 @@ import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** Milliseconds under a second, whole seconds under 2 minutes (30 s must not read "0 min"), else whole hours and minutes: a plan's age. */
+/**
+ * Milliseconds under a second, whole seconds under 2 minutes (30 s must not read "0 min"), else whole hours and
+ * minutes: a plan's age.
+ */
 function ageWords(ms: number): string {
   if (ms < 1000) return `${Math.max(0, ms)} ms`;
   const minutes = Math.floor(ms / 60_000);
@@ -35,7 +38,10 @@ const LIMIT_UNITS: readonly (readonly [string, number])[] = [
   ['ms', 1],
 ];
 
-/** A --max-age exactly, in the units it was given in: `1 ms`, `1 min`, `1 h 30 min`, `24 h`, `2 d` (whole days past one). */
+/**
+ * A --max-age exactly, in the units it was given in: `1 ms`, `1 min`, `1 h 30 min`, `24 h`, `2 d` (whole days past
+ * one).
+ */
 function limitWords(ms: number): string {
   const day = 24 * 3_600_000;
   if (ms > day && ms % day === 0) return `${ms / day} d`;
@@ -128,7 +134,8 @@ export async function appliedBefore(place: string): Promise<AppliedRecord | unde
 
 /**
  * Records that the plan is being applied (`run`: by which run; `exitCode`: how it ended); undone when nothing was
- * sent. `first`: only if no record is there (created exclusively, so of two applies at once one goes): false if one was.
+ * sent. `first`: only if no record is there (created exclusively, so of two applies at once one goes): false if one
+ * was.
  */
 export async function recordApplied(place: string, record: AppliedRecord, first = false): Promise<boolean> {
   await mkdir(place, { recursive: true, mode: 0o700 });

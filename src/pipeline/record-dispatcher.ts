@@ -30,7 +30,10 @@ interface DispatchOptions {
   maxErrors: number | undefined;
   /** Aborted on SIGINT. */
   signal: AbortSignal | undefined;
-  /** A failure met outside the dispatcher that stops the run as a target failure would (the --report file could not be written). */
+  /**
+   * A failure met outside the dispatcher that stops the run as a target failure would (the --report file could not be
+   * written).
+   */
   stopWhen?: () => Error | undefined;
   /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
   journal?: RunJournaling;
@@ -85,7 +88,10 @@ export class RecordDispatcher<P, R> {
   answered = 0;
   /** Units sent whose answer was lost to an interrupt (they may have been applied). */
   lost = 0;
-  /** Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target failure. */
+  /**
+   * Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target
+   * failure.
+   */
   unreadable = 0;
   readonly remembered: R[] = [];
 
@@ -469,7 +475,9 @@ export class RecordDispatcher<P, R> {
   }
 }
 
-/** `recorded`, told to the journal first (before a request waiting on it goes): its memory's intents are durable too. */
+/**
+ * `recorded`, told to the journal first (before a request waiting on it goes): its memory's intents are durable too.
+ */
 function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number): Promise<void> {
   recorded.then(
     () => journal.onRecord?.(count),

@@ -32,12 +32,17 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
    * compact journal line), or `left` by --only-new or --only-existing (docs/sync.md).
    */
   unsent?: { note: string; since?: string; action?: 'left' | 'unchanged' | 'sent' };
-  /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`). */
+  /**
+   * What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`).
+   */
   plannedAction?: ItemAction;
   plannedNote?: string;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
   membership?: Pick<ReportItem, 'removed' | 'joined' | 'moved'>;
-  /** Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created or unchanged. */
+  /**
+   * Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created
+   * or unchanged.
+   */
   changes?: ReportItem['changes'];
 }
 
@@ -130,7 +135,10 @@ export interface RecordJob<P, R = never> {
    * unitPlanWords) unless `describePlan` says more.
    */
   confirmAction?: 'send' | 'remove';
-  /** What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation says it instead. */
+  /**
+   * What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation
+   * says it instead.
+   */
   describePlan?(records: AsyncIterable<InputRecord>): Promise<string>;
   /** Before the run is opened and the remote confirmation: a check refusing the whole run (--max-disable). */
   prepare?(): Promise<void>;
@@ -138,7 +146,10 @@ export interface RecordJob<P, R = never> {
   syncMemory?(): SyncMemoryNote | undefined;
   /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
   plannedAgainst?(): string | undefined;
-  /** The target's API once open (null: none), before any unit is read: user sync reads before values from a local engine's view. */
+  /**
+   * The target's API once open (null: none), before any unit is read: user sync reads before values from a local
+   * engine's view.
+   */
   opened?(api: IntegrationApi | null): void;
   /**
    * The store's head as the sync memory's open asked it, if it did (a served store only when its memory holds
@@ -164,7 +175,10 @@ export interface RecordJob<P, R = never> {
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
-  /** A real run's unit the target refused; `taken`: it exists already, whoever made it; `unsent`: never sent (the run stopped first). */
+  /**
+   * A real run's unit the target refused; `taken`: it exists already, whoever made it; `unsent`: never sent (the run
+   * stopped first).
+   */
   refused?(unit: Unit<P>, taken: boolean, unsent?: boolean): void;
   /**
    * A real run's unit about to be put on record as sent (docs/sync.md, "A request cut short"). True
@@ -186,7 +200,9 @@ export interface RecordJob<P, R = never> {
   sendsTogether?: boolean;
   /** The command read --only-failed's run report itself (an id list): records taken as they are. */
   readsOnlyFailedItself?: boolean;
-  /** On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume"). */
+  /**
+   * On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume").
+   */
   lostAttemptDid?: LostAttemptDid;
   /**
    * The store collection a unit's id keys (a schedule's ScheduleExtId): on `runs resume`, a unit the
@@ -214,7 +230,10 @@ export class OneIdPerFile {
     private readonly idIn: (record: InputRecord) => string | null = (record) => idOf(record.fields, rule.field),
   ) {}
 
-  /** `known`: the ids of these very records, met by a read before (the sync memory's, user-sync-memory.ts): not read again. */
+  /**
+   * `known`: the ids of these very records, met by a read before (the sync memory's, user-sync-memory.ts): not read
+   * again.
+   */
   async read(records: AsyncIterable<InputRecord>, known?: IdsOfOneInput): Promise<void> {
     const before = known ?? new IdsOfOneInput(this.rule);
     if (known === undefined) for await (const record of records) before.repeated(this.idIn(record), record.source);
@@ -265,7 +284,10 @@ export function unitPerRecord<P>(
 
 export type RunOptions = GlobalOptions & {
   onlyFailed?: boolean;
-  /** The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that zone, its dates shown that way. */
+  /**
+   * The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that
+   * zone, its dates shown that way.
+   */
   timezone?: string | undefined;
   dateFormat?: string | undefined;
 };

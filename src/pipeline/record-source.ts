@@ -32,7 +32,10 @@ export class RecordSource {
     private readonly command = 'user sync',
   ) {}
 
-  /** Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after this call. */
+  /**
+   * Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after
+   * this call.
+   */
   tellHeaderTo(receiver: (header: readonly string[], dialect?: CsvDialect) => void): void {
     this.onPassedOver = receiver;
   }

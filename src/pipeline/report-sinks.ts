@@ -33,7 +33,10 @@ export async function checkReportOption(options: GlobalOptions, deps: CommandDep
   await assertNotRead('--report', options.report, deps.invocation ?? options, deps);
 }
 
-/** Why a report at `path` cannot be written (a directory of that name; a file in a directory this user cannot write in), else undefined. */
+/**
+ * Why a report at `path` cannot be written (a directory of that name; a file in a directory this user cannot write in),
+ * else undefined.
+ */
 function unwritableReport(path: string): string | undefined {
   try {
     const entry = statSync(path);
@@ -137,7 +140,8 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is named once, as given.
+    // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is
+    // named once, as given.
     const reason = (error as { reason?: unknown } | undefined)?.reason;
     const why = typeof reason === 'string' ? reason : messageOf(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
@@ -169,7 +173,10 @@ export async function openRunReport(
   /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates. */
   options: RunOptions & { plannedRun?: string | undefined },
   deps: CommandDeps,
-  /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
+  /**
+   * A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines
+   * beside the counts (RecordJob.summaryNotes).
+   */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
   /** A report rebuilt after its run (`runs show`): the run's own times, not the moment it is written. */
   times?: RunTimes,

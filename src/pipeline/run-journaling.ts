@@ -94,7 +94,9 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
     );
 }
 
-/** What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did. */
+/**
+ * What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did.
+ */
 export interface JournaledTraits {
   lostAttemptDid?: LostAttemptDid;
   choosesIds?: boolean;
@@ -515,7 +517,10 @@ export async function refuseReplacedStore(header: OpenedResume['record']['header
   );
 }
 
-/** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */
+/**
+ * The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given
+ * output flags.
+ */
 export function resumedOptions(
   opened: OpenedResume,
   given: GlobalOptions,

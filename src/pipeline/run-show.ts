@@ -86,7 +86,8 @@ export async function showRun(
   deps: CommandDeps,
   { input: inputOf, leavers: leaverRows }: RunShowSources,
 ): Promise<number> {
-  // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
+  // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx
+  // report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
   // The run's profile, not today's (its zone and format type the workbook's dates), and its input, never written over.
   const runDeps = { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } };
@@ -125,7 +126,8 @@ export async function showRun(
   // A CSV or xlsx report without the input's cells is no retry file: said why.
   if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
-  // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
+  // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is
+  // still written as the input was.
   if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
   let position = 0;
   const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
@@ -141,7 +143,8 @@ export async function showRun(
   }
   for await (const item of run.items(position))
     await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
-  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
+  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not
+  // listed.
   const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
   if (unnamed > 0) {
     builder.summary.total += unnamed;

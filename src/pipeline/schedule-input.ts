@@ -294,7 +294,10 @@ function namingUpsertFlag(problem: Problem): Problem {
   return { ...problem, message: `${base} (schedule push --upsert updates it)` };
 }
 
-/** A request without ScheduleExtId with the id examctl chose for it (RecordJob.withChosenId); undefined when it has its own. */
+/**
+ * A request without ScheduleExtId with the id examctl chose for it (RecordJob.withChosenId); undefined when it has its
+ * own.
+ */
 export function withChosenScheduleId(payload: PreparedSchedule, id: string): PreparedSchedule | undefined {
   return payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
     ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }

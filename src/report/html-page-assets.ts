@@ -4,7 +4,8 @@
  *
  * The script reads the rows from the page's JSON island (`#examctl-rows`: one array per item,
  * `[group, id, where, before, after, note, record]`, each of `before`/`after` a list of `[label, value]`
- * lines, value null where it is not known; `record` the row's own values as read) and draws each group's table a page at a time, with
+ * lines, value null where it is not known; `record` the row's own values as read) and draws each group's table a page
+ * at a time, with
  * the search box, sortable columns, and every row of the open groups when the page is printed.
  * Every value reaches the page as text (`textContent`), never as markup.
  */

@@ -103,7 +103,10 @@ export function plainNumber(text: string): number | undefined {
 
 /** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */
 const EPOCH_1900 = 25569;
-/** 1900-03-01: Excel's serial numbers are days from 1899-12-30 only from here (before, its phantom 29 February 1900 intervenes). */
+/**
+ * 1900-03-01: Excel's serial numbers are days from 1899-12-30 only from here (before, its phantom 29 February 1900
+ * intervenes).
+ */
 const FIRST_SERIAL = 61;
 /** 9999-12-31, Excel's last day. */
 const LAST_SERIAL = 2_958_465;

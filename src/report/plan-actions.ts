@@ -129,7 +129,10 @@ export function itemAction(item: ItemFacts): PlanAction {
   );
 }
 
-/** `3 to update, 1 to prune (movers), 44 unchanged` in PLAN_ACTIONS' order (zeros left out); `nothing to do` when all are. */
+/**
+ * `3 to update, 1 to prune (movers), 44 unchanged` in PLAN_ACTIONS' order (zeros left out); `nothing to do` when all
+ * are.
+ */
 export function actionWords(counts: ActionCounts, dryRun: boolean): string {
   const shown = PLAN_ACTIONS.filter((action) => (counts[action] ?? 0) > 0).map(
     (action) => `${formatCount(counts[action] ?? 0)} ${ACTION_WORDS[action][dryRun ? 0 : 1]}`,

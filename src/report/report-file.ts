@@ -55,7 +55,10 @@ export function cannotWriteReport(
   return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error, code }), { reason });
 }
 
-/** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
+/**
+ * Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final
+ * replace fails.
+ */
 export async function openReportFile(path: string, earlierIs?: string): Promise<ReportFile> {
   let file: OutputFile;
   try {

@@ -67,7 +67,10 @@ export function populationWords(population: string | undefined): string {
   return population === undefined ? 'the runs without --population' : `--population ${population}`;
 }
 
-/** Said of a memory of another store: it holds none of the heads the memory saw (docs/sync.md, "Where the store stands"). */
+/**
+ * Said of a memory of another store: it holds none of the heads the memory saw (docs/sync.md, "Where the store
+ * stands").
+ */
 export function replacedMemorySentence(file: string, left?: true): string {
   const then = left ? 'left as it is' : "this store's memory starts again";
   return `the sync memory ${file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
@@ -79,7 +82,9 @@ export function otherMemoriesSentence(file: string, others: readonly string[]): 
   return `another memory of this store: ${others.join(', ')}, besides ${file} (a user sent under one is not disabled from the other); ${keep}`;
 }
 
-/** The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost"). */
+/**
+ * The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost").
+ */
 const ADOPT_COMMAND = {
   users: 'synced adopt',
   schedules: 'synced adopt-schedules',
@@ -129,7 +134,10 @@ export function missedRunSentence(
   );
 }
 
-/** The one recovery of a memory that misses runs (docs/sync.md, "When the memory is lost"): the nights' files since adopted in order. */
+/**
+ * The one recovery of a memory that misses runs (docs/sync.md, "When the memory is lost"): the nights' files since
+ * adopted in order.
+ */
 function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
   const files =
     kind === 'users'
@@ -139,7 +147,8 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
 }
 
 export function describeTarget(target: ReportTarget): string {
-  // A URL's user info or query (refused before a run keeps it; a memory of an older examctl's may hold one): never shown.
+  // A URL's user info or query (refused before a run keeps it; a memory of an older examctl's may hold one): never
+  // shown.
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${redactUrl(target.baseUrl)}`;
 }
 
@@ -213,7 +222,9 @@ function errorCodes(errors: readonly Problem[]): string {
     .join('|');
 }
 
-/** `users.csv:12 [stu-1] Email 209 message`: one problem of an item, as the human summary and the JUnit report say it. */
+/**
+ * `users.csv:12 [stu-1] Email 209 message`: one problem of an item, as the human summary and the JUnit report say it.
+ */
 export function problemLine(item: ReportItem, problem: Problem, id = ''): string {
   return `${item.source.file}:${problem.line ?? item.source.line}${id} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
 }
@@ -267,7 +278,10 @@ export function keptHeader(header: readonly string[]): string[] {
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
-/** What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell; domain/known-secrets.ts): never the cell. */
+/**
+ * What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell;
+ * domain/known-secrets.ts): never the cell.
+ */
 export const REDACTED_CELL = '[redacted]';
 
 /**
@@ -295,7 +309,10 @@ export function sourceRowCells(item: ReportItem, run = ''): string[] {
   return [item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors, run)];
 }
 
-/** The cells every report row ends with: status, error_codes, error_messages, action, note, run (`rowRun`: a row fed back names its own). */
+/**
+ * The cells every report row ends with: status, error_codes, error_messages, action, note, run (`rowRun`: a row fed
+ * back names its own).
+ */
 function statusCells(item: ReportItem, errors: readonly Problem[], run: string, rowRun = run): string[] {
   // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
   const doubt = item.inDoubt === true;
@@ -382,7 +399,10 @@ const SHOWN_WARNINGS = 5;
 /** Distinct values of one field the map file gave that a dry run's summary lists, each with its count of rows. */
 const SHOWN_MAPPED = 5;
 
-/** A computed value beside the cells it came from, as the summary lists it: `Hierarchies "DEPT-MATH" from Department "Mathematics"`. */
+/**
+ * A computed value beside the cells it came from, as the summary lists it: `Hierarchies "DEPT-MATH" from Department
+ * "Mathematics"`.
+ */
 function mappedValueText(value: MappedValue): string {
   const from = Object.entries(value.from).map(([column, cell]) => `${column} ${quotedValue(cell)}`);
   return `${value.field} ${quotedValue(value.value)} from ${from.join(', ')}`;
@@ -419,7 +439,10 @@ export class HumanSummaryWriter implements ReportSink {
   private notSent = 0;
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
-  /** A dry run's values from the map file, by field: each distinct one shown (up to SHOWN_MAPPED) with its count; the rest counted. */
+  /**
+   * A dry run's values from the map file, by field: each distinct one shown (up to SHOWN_MAPPED) with its count; the
+   * rest counted.
+   */
   private readonly mapped = new Map<string, { shown: Map<string, number>; more: number }>();
   private readonly codes = new ErrorCodeTally();
   private readonly plan: RunPlan;
@@ -450,7 +473,8 @@ export class HumanSummaryWriter implements ReportSink {
       }
     }
     for (const error of item.errors) this.codes.add(error);
-    // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by one above the real errors.
+    // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by
+    // one above the real errors.
     if (isNotSentItem(item)) this.notSent += 1;
     else
       for (const error of item.errors) {
@@ -618,7 +642,10 @@ export class RunReportBuilder {
     for (let i = from; i < this.sinks.length; i++) await (this.sinks[i] as ReportSink).item(entry);
   }
 
-  /** Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in place. */
+  /**
+   * Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in
+   * place.
+   */
   async finish(beforeLast?: () => Promise<void>): Promise<void> {
     const last = this.sinks.length - 1;
     for (let i = 0; i < last; i++) await (this.sinks[i] as ReportSink).finish(this.summary);
@@ -639,7 +666,10 @@ export function countAction(summary: ReportSummary, action: ItemAction, count = 
 /** Actions that are not something a run did to the target. */
 const NOT_DONE: ReadonlySet<PlanAction> = new Set(['fails', 'invalid', 'skipped']);
 
-/** `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok or partial item had an action. */
+/**
+ * `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok or partial item had an
+ * action.
+ */
 function actionsLine(summary: ReportSummary): string[] {
   if (summary.created === undefined || summary.actions === undefined) return [];
   const done: ActionCounts = {};
@@ -768,7 +798,8 @@ const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
  */
 function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
-  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent: docs/plan.md).
+  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent:
+  // docs/plan.md).
   const named =
     item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
   const fields = named.length > 0 ? ` (${named.join(', ')})` : '';
@@ -843,7 +874,8 @@ export class RunPlan {
     if (!this.planned) return [];
     // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
     const lines = [`plan: ${actionWords(this.actions, true)}`];
-    // One section per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local store"); a skipped item has none.
+    // One section per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local store"); a skipped item has
+    // none.
     for (const action of SHOWN_ORDER) {
       const section = this.sections.get(action);
       if (section === undefined) continue;

@@ -14,7 +14,10 @@ export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left
 
 export interface ReportItem {
   source: SourceRef;
-  /** The record's external id (user ExternalId, ScheduleExtId, collection ExternalId, invigilator id); null when unknown. */
+  /**
+   * The record's external id (user ExternalId, ScheduleExtId, collection ExternalId, invigilator id); null when
+   * unknown.
+   */
   id: string | null;
   status: ItemStatus;
   errors: Problem[];
@@ -24,7 +27,9 @@ export interface ReportItem {
   mapped?: MappedValue[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
   action?: ItemAction;
-  /** Why an item was not sent (--changed-only: the run that last sent this same request), or where a leaver came from. */
+  /**
+   * Why an item was not sent (--changed-only: the run that last sent this same request), or where a leaver came from.
+   */
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
@@ -37,7 +42,10 @@ export interface ReportItem {
    * the page shows as the move, as the plan line does, not again as that field's old and new value.
    */
   moved?: string;
-  /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
+  /**
+   * Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts,
+   * DRY_RUN_STATUS).
+   */
   dryRun?: true;
   /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
   inDoubt?: true;
@@ -99,12 +107,18 @@ const NOT_SENT = 'not sent:';
 /** The way on where a run's store is gone (docs/store.md). */
 const STORE_GONE = '(its store was replaced or is gone: run the file again)';
 
-/** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */
+/**
+ * An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists
+ * them one by one.
+ */
 export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {
   return item.status === 'skipped' && item.errors.length === 1 && item.errors[0]!.message.startsWith(NOT_SENT);
 }
 
-/** Why an item without a definite answer (`transient` in the journal) is skipped: the same words live and in `runs show`. */
+/**
+ * Why an item without a definite answer (`transient` in the journal) is skipped: the same words live and in `runs
+ * show`.
+ */
 export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
   const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again)`;
   return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
@@ -130,7 +144,10 @@ export interface ReportSummary {
   retriedByCause?: Record<string, number>;
   /** Every item by its action (plan-actions.ts): the counts the plan file, the page and the terminal say. */
   actions?: ActionCounts;
-  /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
+  /**
+   * --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's
+   * only.
+   */
   movers?: number;
   /** A real run's ok items by action (docs/cli.md, "Created and updated"). */
   created?: number;
@@ -146,14 +163,19 @@ export interface ReportSummary {
 export interface ReportHeader {
   command: string;
   target: ReportTarget;
-  /** Where the target came from: `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each setting comes from"). */
+  /**
+   * Where the target came from: `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each
+   * setting comes from").
+   */
   targetFrom?: string;
   /** Where a token not a profile's was read: `EXAMCTL_TOKEN`, `--token-file` (never the token). */
   tokenFrom?: string;
   /** The profile the run took settings from, or the default profile it set aside. */
   profile?: ProfileNote;
   dryRun: boolean;
-  /** A dry run against a local store: its engine plans each record, so the run has a plan even when no record is valid. */
+  /**
+   * A dry run against a local store: its engine plans each record, so the run has a plan even when no record is valid.
+   */
   plans?: true;
   /** The run's id when it is journaled (docs/runs.md). */
   run?: string;
@@ -164,7 +186,10 @@ export interface ReportHeader {
   syncMemory?: SyncMemoryNote;
 }
 
-/** A profile as a run used it: how it was chosen, and each setting it gave; or, `used` false, why the default profile was not used. */
+/**
+ * A profile as a run used it: how it was chosen, and each setting it gave; or, `used` false, why the default profile
+ * was not used.
+ */
 export interface ProfileNote {
   name: string;
   /** `--profile`, `EXAMCTL_PROFILE`, `the default profile`, `the run's journal`. */
@@ -186,7 +211,10 @@ export interface SyncMemoryNote {
   remembered: number;
   population: string | null;
   populationFound: boolean;
-  /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
+  /**
+   * A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is
+   * lost").
+   */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
   /** Of another store (it holds none of the store heads the memory saw): not used. */
   replaced?: true;
@@ -199,9 +227,15 @@ export interface SyncMemoryNote {
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
 export interface SourceRow extends RawRow {
   line: number;
-  /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
+  /**
+   * The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run
+   * read.
+   */
   fields?: Readonly<Record<string, unknown>>;
-  /** The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook marks them. */
+  /**
+   * The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook
+   * marks them.
+   */
   cellsOf?: Readonly<Record<string, readonly string[]>>;
 }
 
@@ -211,7 +245,10 @@ export interface ReportEntry {
 }
 
 export interface ReportSink {
-  /** A promise given back is waited for before the next item or `finish` (RunReportBuilder does, and the scheduler before it). */
+  /**
+   * A promise given back is waited for before the next item or `finish` (RunReportBuilder does, and the scheduler
+   * before it).
+   */
   item(entry: ReportEntry): void | Promise<void>;
   finish(summary: ReportSummary): void | Promise<void>;
   /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */

@@ -80,7 +80,9 @@ export interface UnsentLine extends ItemRef {
   reason?: string;
 }
 
-/** What became of an item: the target's answer, or a local validation failure (never sent); in its report item's terms. */
+/**
+ * What became of an item: the target's answer, or a local validation failure (never sent); in its report item's terms.
+ */
 export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'action' | 'note' | 'removed'> {
   t: 'outcome';
   status: Exclude<ItemStatus, 'skipped'>;
@@ -88,7 +90,10 @@ export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'actio
   transient: boolean;
 }
 
-/** `--changed-only`'s units not sent, as (first position, count, index into `since`) triples (docs/runs.md, "The journal"). */
+/**
+ * `--changed-only`'s units not sent, as (first position, count, index into `since`) triples (docs/runs.md, "The
+ * journal").
+ */
 export interface UnchangedLine {
   t: 'unchanged';
   r: number[];
@@ -108,7 +113,10 @@ export function unsentVerdict(since: string, run: string | undefined): { action:
   };
 }
 
-/** Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn candidates). */
+/**
+ * Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn
+ * candidates).
+ */
 export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
 }

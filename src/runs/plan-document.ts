@@ -54,7 +54,10 @@ const TARGET = z.union([
   z.object({ kind: z.literal('remote'), baseUrl: z.string() }),
 ]);
 
-/** An input file the plan was made from: the dry run kept a copy under the runs directory, which apply reads, never the file again. */
+/**
+ * An input file the plan was made from: the dry run kept a copy under the runs directory, which apply reads, never the
+ * file again.
+ */
 const INPUT = z.object({
   /** The option that named it (`file`, `mapFile`, `schedule`). */
   option: z.string(),
@@ -179,7 +182,8 @@ export class PlanWriter {
  */
 export async function readPlan(path: string): Promise<PlanDocument> {
   const refused = (why: string) => new UsageError(`plan ${path}: ${why}`, { code: 'E2600' });
-  // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a swapped path).
+  // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a
+  // swapped path).
   const text = await readRegularFileWithStat(path, { maxBytes: MAX_PLAN_BYTES, followLinks: true }).then(
     ({ bytes }) => bytes.toString('utf8'),
     (error: unknown) => {

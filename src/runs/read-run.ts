@@ -45,7 +45,9 @@ import {
 import { streamLines } from '../system/file-lines.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/** What the journal says about one item, over every attempt of the run: what its report item and a resume decide from. */
+/**
+ * What the journal says about one item, over every attempt of the run: what its report item and a resume decide from.
+ */
 export interface ResumeView {
   ref: ItemRef;
   outcome?: OutcomeLine;
@@ -77,7 +79,10 @@ interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
-  /** An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next). */
+  /**
+   * An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died,
+   * judged unchanged by the next).
+   */
   forget?(n: number): void;
 }
 
@@ -99,7 +104,10 @@ class NoRunError extends RunJournalError {
 }
 const noRun = (id: string, runsDir: string) => new NoRunError(`no run ${id} in ${runsDir}`);
 
-/** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */
+/**
+ * Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks
+ * it.
+ */
 export async function assertRunHere(runsDir: string, id: string): Promise<void> {
   if (!isRunId(id)) throw notARunId(id);
   await stat(journalPath(runsDir, id)).catch((error: NodeJS.ErrnoException) => {
@@ -279,7 +287,9 @@ export class RunIndex {
     return kept;
   }
 
-  /** Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost). */
+  /**
+   * Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost).
+   */
   *keptItems(): Generator<[number, ReportItem]> {
     for (const n of this.states.numbers()) if (this.kept(n)) yield [n, reportItemOf(this, this.historyAt(n)!)];
   }
@@ -375,7 +385,10 @@ export function summarize(run: CountedRun): ReportSummary {
 /** What a report item needs to know of its run. */
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
-/** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
+/**
+ * The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the
+ * run stopped before it.
+ */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
   if (since !== undefined)
@@ -412,7 +425,8 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
     record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
   const doubt = chosen === null ? {} : { inDoubt: true, id: chosen };
   if (history.inFlight || outcome === undefined) {
-    // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
+    // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went
+    // out.
     return skippedItem(
       history.ref,
       ErrorCode.NoDefiniteAnswer,
@@ -548,7 +562,8 @@ export async function laterFeedingRuns(
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
     const finished = await quickRun(runsDir, id);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
-    // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
+    // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did
+    // nothing.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
     found.push({ id, startedAt: header.startedAt });
   }
@@ -599,7 +614,10 @@ export async function resolveRunId(
   );
 }
 
-/** The newest unfinished run whose resume reads `isInput` again (its input, option x's file kept with its SHA-256 as `xSha256`; no PIN is kept): headers, end lines read. */
+/**
+ * The newest unfinished run whose resume reads `isInput` again (its input, option x's file kept with its SHA-256 as
+ * `xSha256`; no PIN is kept): headers, end lines read.
+ */
 export async function unfinishedRunOf(
   runsDir: string,
   isInput: (path: string) => Promise<boolean>,
@@ -742,7 +760,9 @@ async function firstAndLastLines(
  * and never kept, and read back at their offsets through a small block cache.
  */
 
-/** 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once. */
+/**
+ * 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once.
+ */
 const BLOCK_SIZE = 64 * 1024;
 const MAX_BLOCKS = 16;
 

@@ -48,7 +48,9 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
 
 /** What a resume does with one item. */
 export type ResumeDecision =
-  /** Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it. */
+  /**
+   * Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it.
+   */
   | { action: 'keep'; item: ReportItem }
   /** Send it: never sent, its answer lost, or answered transiently; `maybeApplied`: ResumeView's. */
   | { action: 'send'; maybeApplied: boolean };
@@ -93,7 +95,8 @@ export function planResume(
           ? { action: 'send', maybeApplied: false }
           : { action: 'keep', item: unlinedItem(record, ref) };
       const outcome = history.outcome;
-      // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
+      // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered
+      // transiently.
       return outcome === undefined || history.inFlight || outcome.transient
         ? { action: 'send', maybeApplied: history.maybeApplied }
         : { action: 'keep', item: reportItemOf(record, history) };
@@ -215,7 +218,10 @@ export async function changedDigestedFile(
   return undefined;
 }
 
-/** The options a resume takes from the journal: the recorded ones, without the digests and the directory kept beside them. */
+/**
+ * The options a resume takes from the journal: the recorded ones, without the digests and the directory kept beside
+ * them.
+ */
 export function recordedFlags(
   options: Record<string, RecordedValue>,
   digested: readonly string[],

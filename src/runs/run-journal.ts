@@ -41,7 +41,10 @@ interface GroupCommit {
   maxLines: number;
 }
 
-/** docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of lines. */
+/**
+ * docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of
+ * lines.
+ */
 const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
@@ -366,7 +369,10 @@ export class RunJournal {
   }
 }
 
-/** A journal failure as the run's error: one already said (a run held by another) as it is, anything else as a write that failed. */
+/**
+ * A journal failure as the run's error: one already said (a run held by another) as it is, anything else as a write
+ * that failed.
+ */
 function cannotWrite(path: string, error: unknown): RunJournalError | RunJournalWriteError {
   if (error instanceof RunJournalError || error instanceof RunJournalWriteError) return error;
   return new RunJournalWriteError(`cannot write the run journal ${path}: ${describeSystemError(error)}`);

@@ -35,7 +35,9 @@ export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<
     : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
-/** Why one run cannot be used, or undefined (also without `trust`): its directory and journal, without following links. */
+/**
+ * Why one run cannot be used, or undefined (also without `trust`): its directory and journal, without following links.
+ */
 export async function runProblem(
   runsDir: string,
   id: string,

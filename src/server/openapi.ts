@@ -141,7 +141,10 @@ function externalIdParameter(description: string, schema: object): object[] {
   return [{ name: 'externalId', in: 'path', required: true, description, schema }];
 }
 
-/** A status the server answers itself: what it means, and its example answer's words for an operation (the server's own: failure-messages.ts). */
+/**
+ * A status the server answers itself: what it means, and its example answer's words for an operation (the server's own:
+ * failure-messages.ts).
+ */
 interface StatusFailure {
   description: string;
   example(operation: { path: string; hasBody: boolean }): string;
@@ -402,7 +405,8 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
         ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
         CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
         UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
-        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either envelope.
+        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either
+        // envelope.
         InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
         FailureEnvelope: jsonSchema(failureEnvelope),
       },

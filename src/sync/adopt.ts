@@ -80,12 +80,17 @@ async function adoptionOf<P>(
 /** A row with nothing to adopt (9xxx NothingToAdopt), `field` naming why. */
 const nothing = (field: string, message: string): Problem => ({ field, code: ErrorCode.NothingToAdopt, message });
 
-/** What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an entry. */
+/**
+ * What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an
+ * entry.
+ */
 export interface AdoptInput<P> {
   population: string | undefined;
   units: AsyncIterable<readonly Unit<P>[]>;
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
-  /** The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (replayed-file.ts). */
+  /**
+   * The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (replayed-file.ts).
+   */
   digest?: string | undefined;
 }
 
@@ -177,7 +182,10 @@ export async function userAdoption(
   };
 }
 
-/** `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has nothing to adopt. */
+/**
+ * `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has
+ * nothing to adopt.
+ */
 export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
   const id = payload.request.Schedule.ScheduleExtId;
   if (typeof id !== 'string' || id === '')

@@ -21,7 +21,9 @@ const NAMED_LINES = 3;
 /** The advice closing a refusal. */
 const KEEP_AS_TEXT = 'Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are ';
 
-/** A key's entry, packed in one number: the first line it was met on, and that line's count of leading zeros (up to 15). */
+/**
+ * A key's entry, packed in one number: the first line it was met on, and that line's count of leading zeros (up to 15).
+ */
 const LINE_UNIT = 16;
 
 /** The flag that says ids alike but for their leading zeros are really other users. */
@@ -57,7 +59,9 @@ function refusal(says: string, named: readonly string[], why: string, really: st
 class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
-  /** Rows whose id another row gives with other leading zeros: line -> that other row (any: the units are then checked). */
+  /**
+   * Rows whose id another row gives with other leading zeros: line -> that other row (any: the units are then checked).
+   */
   readonly pairs = new Map<number, { id: string; line: number }>();
   /** The same pairs, each once, in the order found (`settle`). */
   private readonly pairList: {
@@ -96,7 +100,9 @@ class LostZeros {
     this.compare(id, place);
   }
 
-  /** A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair). */
+  /**
+   * A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair).
+   */
   private compare(id: string, place: { file: string; line: number }): void {
     const memory = this.kind.memory;
     if (memory === undefined || this.twinIds.has(id) || memory.peek(id) !== undefined) return;

@@ -37,7 +37,10 @@ function formatLinks(map: Links): ManagedLink[] {
   return out.sort(byKey);
 }
 
-/** `flags` as a request's link leaves them: a flag sent true gained, one sent false revoked (unless `maybe`: only gains). */
+/**
+ * `flags` as a request's link leaves them: a flag sent true gained, one sent false revoked (unless `maybe`: only
+ * gains).
+ */
 function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = false): Set<FlagField> {
   for (const [, field] of FLAGS) {
     if (link[field] === true) flags.add(field);

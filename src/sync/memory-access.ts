@@ -29,7 +29,10 @@ export type OnWait = (message: string) => void;
 const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string =>
   `waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`;
 
-/** The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed mid-create) is none, removed when `remove`. */
+/**
+ * The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed
+ * mid-create) is none, removed when `remove`.
+ */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
   const found = await lockHolder(path);
   if (found === undefined || found.live) return found?.holder;
@@ -150,7 +153,10 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
-/** Refuses (exit 2) a sync directory or memory directory another user owns or can write. Missing ones are judged by where they would be made. */
+/**
+ * Refuses (exit 2) a sync directory or memory directory another user owns or can write. Missing ones are judged by
+ * where they would be made.
+ */
 export async function assertTrustedMemoryDir(syncDir: string, dir: string): Promise<void> {
   const context = currentTrustContext();
   await assertDirectoryTrusted('the sync directory', syncDir, context);
@@ -253,7 +259,8 @@ export async function openMemoryFile(
     }
     try {
       judgeMemoryFile(file, await handle.stat());
-      // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
+      // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of
+      // its size.
       return { handle, bytes: await handle.readFile() };
     } catch (error) {
       await handle.close().catch(() => undefined);

@@ -88,7 +88,10 @@ export function documentText(
   return summedText(body);
 }
 
-/** A document's text: its body and, last, the SHA-256 of the body's canonical JSON (the deltas and intents beside it too, write-ahead.ts). */
+/**
+ * A document's text: its body and, last, the SHA-256 of the body's canonical JSON (the deltas and intents beside it
+ * too, write-ahead.ts).
+ */
 export function summedText(body: object): string {
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
 }

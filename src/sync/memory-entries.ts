@@ -27,7 +27,10 @@ interface LineLayout {
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
 const CRC_AT = 8;
-/** The shortest acknowledged entry line: the frame, a 1-byte id, a digest (43) and a run id (24); a line with its digest cleared is shorter (the index grows for many such). */
+/**
+ * The shortest acknowledged entry line: the frame, a 1-byte id, a digest (43) and a run id (24); a line with its digest
+ * cleared is shorter (the index grows for many such).
+ */
 const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const BODY_AT = ENTRY_START.length - '{"id":"'.length;
 const QUOTE = 0x22;
@@ -42,7 +45,10 @@ const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
  * checksum and indexes the ids' bytes: no string, object or parse per line.
  */
 export class MemoryEntries {
-  /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */
+  /**
+   * Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id
+   * `probeBytes[probeFrom..probeTo)`.
+   */
   private readonly slots: HashSlots;
   private scratch = Buffer.alloc(256);
   private probeBytes: Uint8Array = this.scratch;
@@ -161,7 +167,8 @@ export class MemoryEntries {
    * entry), `none` (none, or disabled: the request digest decides), else `raw`.
    */
   rawState(id: string): 'absent' | 'none' | 'raw' {
-    // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
+    // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a
+    // joiner's.
     const entry = this.peek(id);
     if (entry === undefined || entry.digest === '') return 'absent';
     return entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
@@ -184,7 +191,10 @@ export class MemoryEntries {
     return this.runAt(at.runAt, at.runEnd);
   }
 
-  /** Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse it). */
+  /**
+   * Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse
+   * it).
+   */
   private layoutAt(start: number, id: string): LineLayout | undefined {
     const bytes = this.bytes;
     const end = bytes.indexOf(NEWLINE, start);

@@ -295,7 +295,10 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
   return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
-/** Whether a local store's memory is of another store than its path holds now: not used by it (a store gone may have moved: docs/sync.md). */
+/**
+ * Whether a local store's memory is of another store than its path holds now: not used by it (a store gone may have
+ * moved: docs/sync.md).
+ */
 export async function ofAnotherStore(contents: MemoryContents): Promise<boolean> {
   return (await heldBy([contents], contents.target)) === false;
 }
@@ -303,12 +306,17 @@ export async function ofAnotherStore(contents: MemoryContents): Promise<boolean>
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;
 
-/** Whether a memory of `lines` lines holding `ids` ids is due a rewrite: mostly superseded lines (a full run appends every id each night). */
+/**
+ * Whether a memory of `lines` lines holding `ids` ids is due a rewrite: mostly superseded lines (a full run appends
+ * every id each night).
+ */
 export function overgrown(lines: number, ids: number): boolean {
   return lines > ids * 1.5 + COMPACT_SLACK;
 }
 
-/** How often this process rewrote each memory file (`compact`): a state service's copy knows its offsets no longer hold. */
+/**
+ * How often this process rewrote each memory file (`compact`): a state service's copy knows its offsets no longer hold.
+ */
 const rewrites = new Map<string, number>();
 export const rewritesOf = (file: string): number => rewrites.get(file) ?? 0;
 
@@ -364,7 +372,9 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
   }
 }
 
-/** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's path or heads (sameStoreAs). */
+/**
+ * Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's path or heads (sameStoreAs).
+ */
 export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind) {
   const found: (MemoryContents & { moved?: boolean })[] = [];
   const server = serverOf(target);

@@ -25,7 +25,10 @@ export function isPopulationName(value: unknown): value is string {
   return typeof value === 'string' && POPULATION_NAME.test(value);
 }
 
-/** The key of a population in `MemoryContents.populations`: its name, or '' for the runs without --population (never a name). */
+/**
+ * The key of a population in `MemoryContents.populations`: its name, or '' for the runs without --population (never a
+ * name).
+ */
 export function populationKey(population: string | undefined): string {
   return population ?? '';
 }
@@ -88,7 +91,10 @@ export interface MemoryEntry {
   pruned?: ManagedLink[];
   /** Users: written before the first request went, never acknowledged since: may not exist on the target. */
   tentative?: boolean;
-  /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
+  /**
+   * Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older
+   * examctl, an adoption).
+   */
   joined?: string;
   /** Users: `joined` is the run a retry's report row named, the retry having created the user (stale-input.ts). */
   joinedByRetry?: true;
@@ -195,7 +201,10 @@ export interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
-  /** The local store's instance (src/engine/store/store-instance.ts) an older examctl's memory is of: kept until a head is recorded. */
+  /**
+   * The local store's instance (src/engine/store/store-instance.ts) an older examctl's memory is of: kept until a head
+   * is recorded.
+   */
   i?: string;
 }
 
@@ -267,7 +276,10 @@ const ENTRY_FIELDS = [
   ['acked', 'a', (value) => (isAttempt(value) ? value : undefined), 'its attempt is not one'],
 ] as const satisfies readonly FieldRule[];
 
-/** An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` forgets the id (`forgetBody`). */
+/**
+ * An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` forgets the id
+ * (`forgetBody`).
+ */
 export type EntryBody = { id: string; d: string; r: string; gone?: unknown } & {
   [key in (typeof ENTRY_FIELDS)[number][1]]?: unknown;
 };

@@ -37,7 +37,10 @@ export interface PlacedMemory {
    * more is sent (docs/sync.md, "Written ahead"); a directory's is durable line by line already.
    */
   writeAhead(run: string): Promise<void>;
-  /** The run whose intents written ahead a service's memory took in (it never stored its end): the memory misses nothing it sent. */
+  /**
+   * The run whose intents written ahead a service's memory took in (it never stored its end): the memory misses nothing
+   * it sent.
+   */
   foldedRun?: string;
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
@@ -103,7 +106,10 @@ export async function readPlacedMemories(
   }
 }
 
-/** Every kind's memory of `target` in the sync directory `syncDir` (a service's copy too), read without a lock; a missing one empty. */
+/**
+ * Every kind's memory of `target` in the sync directory `syncDir` (a service's copy too), read without a lock; a
+ * missing one empty.
+ */
 async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<SyncKind, MemoryContents>> {
   const memories = new Map<SyncKind, MemoryContents>();
   for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(syncDir, target, kind), kind, target));
@@ -123,7 +129,10 @@ export class ServiceCopy {
     private serial: number,
     /** Each kind's copy as last stored or written ahead: its file's rewrites and the length on record. */
     private readonly pushed: Map<SyncKind, Mark>,
-    /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
+    /**
+     * The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy
+     * ends then.
+     */
     private stored:
       | {
           base: string;
@@ -173,7 +182,10 @@ export class ServiceCopy {
     for (const [kind, at] of now) this.pushed.set(kind, at);
   }
 
-  /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
+  /**
+   * The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded
+   * (startedAhead).
+   */
   private startFailed = false;
   private startedAhead = false;
   /** The run whose intents written ahead the copy took in (it never stored its end; open). */
@@ -205,7 +217,10 @@ export class ServiceCopy {
       throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
   }
 
-  /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
+  /**
+   * Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another
+   * target.
+   */
   static async open(address: string, target: ReportTarget, options: PlaceOptions): Promise<ServiceCopy> {
     const service = new StateService(address, options.env);
     let lockInfo: StateLockInfo | undefined;
@@ -312,7 +327,10 @@ export class ServiceCopy {
     await this.storeWhole(at);
   }
 
-  /** The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones replace them). */
+  /**
+   * The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones
+   * replace them).
+   */
   private async storeWhole(at: Map<SyncKind, Mark>): Promise<void> {
     await this.assertCopy();
     const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
@@ -321,7 +339,10 @@ export class ServiceCopy {
     this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
   }
 
-  /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
+  /**
+   * The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since
+   * (compacted, gone: its offsets mean nothing).
+   */
   private async tails(from: Map<SyncKind, Mark>): Promise<{
     lines: Partial<Record<SyncKind, string>>;
     at: Map<SyncKind, Mark>;
@@ -359,7 +380,10 @@ export class ServiceCopy {
 /** Where a copy's file was last stored or written ahead: its rewrites by then (`rewritesOf`) and its length. */
 type Mark = { rewrites: number; size: number };
 
-/** A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder again, never this). */
+/**
+ * A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder
+ * again, never this).
+ */
 const COPY_MARK = 'copy-of-the-service';
 
 /**

@@ -112,7 +112,8 @@ export async function importMemory(
       options,
       async (service, lockId, present, text) => {
         const replaced = refuseStale(present?.memories);
-        // A document that could not be read whole: the serial its JSON says, if any (a service keeps a version per serial).
+        // A document that could not be read whole: the serial its JSON says, if any (a service keeps a version per
+        // serial).
         const serial = present?.serial ?? jsonObject(text).serial;
         const next = (typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0) + 1;
         await service.write(documentText(target, document.memories, next), lockId);

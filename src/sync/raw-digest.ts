@@ -46,7 +46,10 @@ async function rulesParts(): Promise<(string | Buffer)[] | undefined> {
   }
 }
 
-/** The bundle's chunk names and its entry's text; undefined when there is no bundle beside dist/ (src/ run by the tests). */
+/**
+ * The bundle's chunk names and its entry's text; undefined when there is no bundle beside dist/ (src/ run by the
+ * tests).
+ */
 async function bundleParts(): Promise<(string | Buffer)[] | undefined> {
   const dir = new URL('../bundle/', import.meta.url);
   // The one-file executable: its script's SHA-256, an asset its build wrote (system/shipped-file.ts).

@@ -58,7 +58,8 @@ export function withRunFiles(
 /**
  * Refuses a file whose bytes an older run of the population read, while the newest run that
  * recorded its file read another (exit 2, nothing sent), unless `allowed`;
- * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older examctl) is not judged.
+ * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older
+ * examctl) is not judged.
  */
 export async function refuseOldFile(
   files: readonly RunFile[] | undefined,

@@ -89,7 +89,10 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     };
   }
 
-  /** A row of an older run whose candidate's names or email a later user sync sent otherwise (docs/sync.md, "Stale input"). */
+  /**
+   * A row of an older run whose candidate's names or email a later user sync sent otherwise (docs/sync.md, "Stale
+   * input").
+   */
   private laterUser(row: SourceRow | undefined, payload: PreparedSchedule): Problem | undefined {
     const run = this.runOfRow(row);
     if (run === undefined || this.users === undefined) return undefined;
@@ -164,7 +167,10 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     });
   }
 
-  /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
+  /**
+   * The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare
+   * ignoring case, as the service's do).
+   */
   private noteWithdrawn(id: string, payload: PreparedSchedule): void {
     const registered = this.memory?.entries.get(id)?.candidates;
     if (registered === undefined || registered.length === 0) return;
@@ -193,7 +199,10 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 }
 
-/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates, the fields it set. */
+/**
+ * What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its
+ * candidates, the fields it set.
+ */
 export function acknowledgedSchedule(payload: PreparedSchedule) {
   return { candidates: candidateIds(payload), fields: setFields(payload) };
 }
@@ -214,7 +223,9 @@ function scheduleIdOf(record: InputRecord): string | null {
   return idOf((fields ?? {}) as Record<string, unknown>, 'ScheduleExtId');
 }
 
-/** The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates. */
+/**
+ * The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates.
+ */
 function candidatesOf(record: InputRecord): readonly Record<string, unknown>[] {
   if (!isScheduleRequestRecord(record)) return [record.fields];
   const candidates = record.fields.Candidates;

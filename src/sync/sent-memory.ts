@@ -79,7 +79,10 @@ export interface SyncFlags {
   allowOldFile?: boolean;
 }
 
-/** What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
+/**
+ * What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no
+ * run of its own).
+ */
 const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
 /** How long the question of where an interrupted attempt left a served store may take (within the run's end bound). */
@@ -97,7 +100,10 @@ export abstract class SentMemory<P> {
   private run: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
-  /** Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's run's joiner (stale-input.ts). */
+  /**
+   * Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's
+   * run's joiner (stale-input.ts).
+   */
   protected fedBack = false;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
@@ -109,7 +115,10 @@ export abstract class SentMemory<P> {
   /** The memory's populations (`laterRequest`). */
   protected populations: Map<string, PopulationRecord> | undefined;
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
-  /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
+  /**
+   * Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's
+   * action is not known.
+   */
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
@@ -133,10 +142,16 @@ export abstract class SentMemory<P> {
   private ackedInBatch = false;
   /** A batch begun whose head is not recorded yet: the head the first answer to a request sent since stood on. */
   private headWanted: number | undefined;
-  /** Whether an acknowledgement is one the store lost (a restore), by this open's and earlier ones' (for a resume's kept rows). */
+  /**
+   * Whether an acknowledgement is one the store lost (a restore), by this open's and earlier ones' (for a resume's kept
+   * rows).
+   */
   private undone: (acked: string | undefined) => boolean = () => false;
   private undoneNow: string[] = [];
-  /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
+  /**
+   * The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused`
+   * puts back.
+   */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
@@ -156,7 +171,8 @@ export abstract class SentMemory<P> {
     const othersWords = await this.placeMemory(resolved, decides, acts);
     const newest = await this.readPopulation(decides);
     await this.sayWhatIsMissing(resolved.report, decides, othersWords, newest !== undefined);
-    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
+    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when
+    // nothing can tell.
     if (this.flags.only !== undefined)
       this.known = await KnownIds.open(
         this.kind === 'users' ? 'users' : 'schedules',
@@ -175,7 +191,8 @@ export abstract class SentMemory<P> {
 
   /**
    * Finds the memory (its spellings under other paths taken in or named), opens it where it is kept
-   * (locked when it decides), and returns the words naming the other memories of this target it did not take in, if any.
+   * (locked when it decides), and returns the words naming the other memories of this target it did not take in, if
+   * any.
    */
   private async placeMemory(resolved: ResolvedTarget, decides: boolean, acts: boolean): Promise<string | undefined> {
     const target = resolved.report;
@@ -266,7 +283,10 @@ export abstract class SentMemory<P> {
     return newest;
   }
 
-  /** Says what a deciding run misses of its memory (other memories, none, none of its population); refuses it under --require-memory. */
+  /**
+   * Says what a deciding run misses of its memory (other memories, none, none of its population); refuses it under
+   * --require-memory.
+   */
   private async sayWhatIsMissing(
     target: ReportTarget,
     decides: boolean,
@@ -681,7 +701,10 @@ export abstract class SentMemory<P> {
       : { ...outcome, action: action ?? 'sent' };
   }
 
-  /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
+  /**
+   * What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was
+   * written for may go.
+   */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();
     if (this.run !== undefined) await this.placed?.writeAhead(this.run);
@@ -709,7 +732,10 @@ export abstract class SentMemory<P> {
     if (entry !== undefined && entry.digest !== '') this.memory!.record(id, distrusted(entry));
   }
 
-  /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
+  /**
+   * `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not
+   * stored, its lock kept) is said, not lost.
+   */
   async closingOnFailure<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -719,7 +745,10 @@ export abstract class SentMemory<P> {
     }
   }
 
-  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
+  /**
+   * Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and
+   * unlocked).
+   */
   async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
     await this.ending().catch(() => undefined);

@@ -43,7 +43,10 @@ export class StateService {
   private readonly unlockMethod: string;
   private readonly http: StateHttp;
 
-  /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
+  /**
+   * The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials
+   * and lock settings.
+   */
   constructor(address: string, env: Env) {
     this.http = openStateHttp(address, env);
     this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? this.http.address;
@@ -58,7 +61,10 @@ export class StateService {
     return this.http.address;
   }
 
-  /** The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet (404, 204, an empty 200). */
+  /**
+   * The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet
+   * (404, 204, an empty 200).
+   */
   async read(at = this.address): Promise<string | undefined> {
     const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || (took(answer) && answer.text.trim() === '')) return undefined;
@@ -241,7 +247,10 @@ function describeHolder(text: string): { words: string; id: string | undefined }
   };
 }
 
-/** The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone (system/lock.ts, isStale). */
+/**
+ * The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone
+ * (system/lock.ts, isStale).
+ */
 function deadHolderHere(text: string): LockInfo | undefined {
   const held = jsonObject(text).Info;
   const local = lockInfoOf(jsonObject(typeof held === 'string' ? held : undefined));

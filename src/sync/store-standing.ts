@@ -17,10 +17,16 @@ export type SeenHead = [head: string, run: string, attempt: string, end: boolean
 /** The most heads a population keeps (the oldest go): a store restored to before them all is another's. */
 export const KEPT_HEADS = 64;
 
-/** The most batch heads a population keeps (a run not ended, `keptHeads`): the oldest go, their acknowledgements judged from the head before. */
+/**
+ * The most batch heads a population keeps (a run not ended, `keptHeads`): the oldest go, their acknowledgements judged
+ * from the head before.
+ */
 export const KEPT_BATCH_HEADS = 16;
 
-/** Batch `batch` of `attempt`'s tag: the attempt's own for its first (its start head), else `<attempt>.<batch in base 36>`. */
+/**
+ * Batch `batch` of `attempt`'s tag: the attempt's own for its first (its start head), else `<attempt>.<batch in base
+ * 36>`.
+ */
 export function batchTag(attempt: string, batch: number): string {
   return batch === 0 ? attempt : `${attempt}.${batch.toString(36)}`;
 }

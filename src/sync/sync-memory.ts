@@ -81,7 +81,10 @@ export class SyncMemory {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private kicked = 0;
-  /** Whether the file is of this format (a feeder appends to an older one as it is: no batch tags, which its reader refuses as damaged). */
+  /**
+   * Whether the file is of this format (a feeder appends to an older one as it is: no batch tags, which its reader
+   * refuses as damaged).
+   */
   current = false;
   /** The store instance an older examctl's header names (none: not recorded). */
   instance: string | undefined;
@@ -97,7 +100,10 @@ export class SyncMemory {
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
-    /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
+    /**
+     * The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to
+     * it).
+     */
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 

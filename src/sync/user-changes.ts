@@ -38,7 +38,9 @@ export function storedBefore(stored: StoredUserView | null, memberships: unknown
   return { fields: { ...stored, DisableLogin: stored.DisableLogin === true, [MEMBERSHIPS]: memberships }, whole: true };
 }
 
-/** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
+/**
+ * A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after").
+ */
 function isDefault(value: unknown): boolean {
   return value === false || (Array.isArray(value) && value.length === 0);
 }

@@ -86,7 +86,9 @@ export function thresholdOf(
   );
 }
 
-/** Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` (`value`) lets it. */
+/**
+ * Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` (`value`) lets it.
+ */
 function refuseOver(
   flag: string,
   value: string | undefined,
@@ -111,7 +113,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
   private readonly neverCreated = new WeakSet<UserRequest>();
-  /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
+  /**
+   * A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the
+   * file gives it.
+   */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
@@ -137,7 +142,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
-  /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
+  /**
+   * Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice.
+   */
   private counting = false;
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
   private beforeView: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'> | null = null;
@@ -154,7 +161,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     super('users', flags, deps, target, digestedAs(flags.population));
   }
 
-  /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
+  /**
+   * The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's
+   * percentages are of.
+   */
   private rememberedHere(memory: SyncMemory): number {
     const population = this.flags.population;
     // A run that leaves users in their populations (populationOf) may touch any of them: all count.
@@ -180,7 +190,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.flags.population);
       }
-      // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
+      // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything
+      // is sent.
       if (disableMissing || pruneMemberships || this.flags.reallyNewIds !== true) await this.readFile(memory);
     });
   }
@@ -462,7 +473,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
 
-  /** A unit sent, with each field it changes: before from the local store, else from what examctl last sent (docs/plan.md). */
+  /**
+   * A unit sent, with each field it changes: before from the local store, else from what examctl last sent
+   * (docs/plan.md).
+   */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
@@ -533,7 +547,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // Made before the unit is built (coercion works in the record's fields), only where used: not
     // for an entry an older examctl wrote without one (that night costs what it did).
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-    // A table's Hierarchies column states "no managed links" in an empty cell (a JSON record without the key states nothing).
+    // A table's Hierarchies column states "no managed links" in an empty cell (a JSON record without the key states
+    // nothing).
     if (record.raw !== undefined) this.hierarchiesColumn ??= record.raw.names?.includes('Hierarchies');
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
@@ -849,10 +864,14 @@ interface LeaverTable {
 const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
 type LeaverField = (typeof LEAVER_FIELDS)[number];
 
-/** A file's rows under the report's header when it adds DisableLogin (`runs show` too: run-show-leavers.ts); the same rows when it adds nothing. */
+/**
+ * A file's rows under the report's header when it adds DisableLogin (`runs show` too: run-show-leavers.ts); the same
+ * rows when it adds nothing.
+ */
 export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
   if (table.header === table.source) return rows;
-  // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
+  // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it
+  // has a ragged tail.
   const { source } = table;
   return rows.map((row) =>
     row.header.length === source.length && row.header.every((name, i) => name === source[i])

@@ -38,14 +38,20 @@ interface DeltaBody {
   lines: KindLines;
 }
 
-/** The address of a batch of intents (`intents-<n>`) or a delta (`delta-<n>`): the memory's address with `-<what>` added to its path. */
+/**
+ * The address of a batch of intents (`intents-<n>`) or a delta (`delta-<n>`): the memory's address with `-<what>` added
+ * to its path.
+ */
 export function besideAddress(address: string, what: string): string {
   const url = new URL(address);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}-${what}`;
   return url.href;
 }
 
-/** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or damaged one ends them. */
+/**
+ * The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or
+ * damaged one ends them.
+ */
 async function chainOf<T extends IntentsBody | DeltaBody>(
   service: StateService,
   what: 'intents-' | 'delta-',
@@ -125,7 +131,10 @@ export async function readServiceMemory(
   return { deltas: chain.length, deltaBytes: chain.reduce((sum, { bytes }) => sum + bytes, 0), folded };
 }
 
-/** The memory a service holds as a reader takes it (undefined: none yet), checked (exit 2; `advice` follows), with its deltas and a lost run's intents. */
+/**
+ * The memory a service holds as a reader takes it (undefined: none yet), checked (exit 2; `advice` follows), with its
+ * deltas and a lost run's intents.
+ */
 export async function readServiceDocument(service: StateService, advice?: string): Promise<MemoryDocument | undefined> {
   const text = await service.read();
   if (text === undefined) return firstIntents(service);
@@ -168,7 +177,10 @@ export class WriteAhead {
     private readonly serial: number,
   ) {}
 
-  /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
+  /**
+   * Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent
+   * then).
+   */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
     // Batch 0 may hold a lost run's intents: put back if this one does not take.
@@ -213,7 +225,10 @@ export async function forgetBeside(service: StateService): Promise<void> {
     });
 }
 
-/** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
+/**
+ * A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first
+ * missing.
+ */
 async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
   for (let n = what === 'delta-' ? 1 : 0; ; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
@@ -222,7 +237,10 @@ async function removeBeside(service: StateService, what: 'intents-' | 'delta-'):
   }
 }
 
-/** A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known), returned. */
+/**
+ * A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known),
+ * returned.
+ */
 function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
   let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
   try {

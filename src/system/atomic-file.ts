@@ -146,7 +146,9 @@ export class ReplaceFailedError extends Error {
   }
 }
 
-/** `report.csv` -> `report.examctl-20261123-071500.csv`: beside the target, same extension, so it opens the same way. */
+/**
+ * `report.csv` -> `report.examctl-20261123-071500.csv`: beside the target, same extension, so it opens the same way.
+ */
 export function keptNameFor(target: string, now: Date = new Date()): string {
   const ext = extname(target);
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -245,7 +247,9 @@ export async function writeFileAtomic(
   await file.commit();
 }
 
-/** Whether a folder can be made at or below `start`: probed in its nearest existing folder (`place`); `error`: why not. */
+/**
+ * Whether a folder can be made at or below `start`: probed in its nearest existing folder (`place`); `error`: why not.
+ */
 export async function probeMakeDir(start: string): Promise<{ place: string; error?: unknown }> {
   let place = start;
   while (!existsSync(place)) place = dirname(place);

@@ -33,7 +33,10 @@ export function requestTimeoutFromEnv(env: Env): number | undefined {
   );
 }
 
-/** A setting given as empty or blank text (`EXAMCTL_STORE=`) counts as not given (EXAMCTL_PROFILE set empty is refused: settings.ts). */
+/**
+ * A setting given as empty or blank text (`EXAMCTL_STORE=`) counts as not given (EXAMCTL_PROFILE set empty is refused:
+ * settings.ts).
+ */
 export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

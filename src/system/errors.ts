@@ -12,7 +12,9 @@ export const ExitCode = {
   /** A bug in examctl itself; not in the contract's table, documented in the README. */
   Internal: 70,
   Interrupted: 130,
-  /** stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, what a shell reports for a command a closed pipe killed. */
+  /**
+   * stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, what a shell reports for a command a closed pipe killed.
+   */
   ClosedPipe: 141,
 } as const;
 type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];

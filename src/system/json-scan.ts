@@ -64,7 +64,10 @@ const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: '
 /** A key as the scanner reports it, with the keys and array indexes above it. */
 export type OnKey = (key: string, path: readonly (string | number)[], line: number) => void;
 
-/** What a scan tells as it goes: each key, and each member's or element's value where it starts (`path` ends with its key or index). */
+/**
+ * What a scan tells as it goes: each key, and each member's or element's value where it starts (`path` ends with its
+ * key or index).
+ */
 export interface ScanOptions {
   strict?: boolean;
   onKey?: OnKey | undefined;
@@ -276,7 +279,10 @@ export class JsonScanner {
     return -1;
   }
 
-  /** One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the path follows. */
+  /**
+   * One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the
+   * path follows.
+   */
   private entry(text: string, pos: number, step: number): void {
     this.entries += step;
     if (this.entries > this.maxEntries)
@@ -378,7 +384,8 @@ export class JsonScanner {
       if (!final && text.length - pos < word.length && word.startsWith(text.slice(pos))) return -1;
       throw this.fault(text, pos, 'a value');
     }
-    // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the number may go on in the next.
+    // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the
+    // number may go on in the next.
     let end = pos;
     for (
       let c = text.charCodeAt(end);

@@ -23,7 +23,10 @@ export function lockTimeoutFromEnv(env: Env): number | undefined {
   return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
 }
 const BREAK_FILE = 'LOCK.break';
-/** Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is harmless. */
+/**
+ * Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is
+ * harmless.
+ */
 export const LOCK_TEMP_PREFIX = '.lock-';
 
 export interface LockInfo {
@@ -73,7 +76,10 @@ function describeCommand(): string {
   return words.join(' ');
 }
 
-/** What a lock file (or a sync memory's feeding marker) records of this process: who, since when, and how to tell it is gone. */
+/**
+ * What a lock file (or a sync memory's feeding marker) records of this process: who, since when, and how to tell it is
+ * gone.
+ */
 export function ownLockInfo(token: string): LockInfo {
   const started = ownStartTicks();
   return {
@@ -354,7 +360,10 @@ export class StoreLock {
     );
   }
 
-  /** A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then verify. */
+  /**
+   * A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then
+   * verify.
+   */
   private async recoverStaleBreakLock(): Promise<void> {
     const holder = await readLockInfo(this.breakPath);
     if (holder === 'missing') return;

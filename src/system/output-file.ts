@@ -34,7 +34,9 @@ interface OutputFileOptions extends AtomicFileOptions {
   probe?: (path: string) => Promise<void>;
 }
 
-/** `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath turns `self` into the pid) or BSD's and macOS's `/dev/fd`. */
+/**
+ * `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath turns `self` into the pid) or BSD's and macOS's `/dev/fd`.
+ */
 const DESCRIPTOR_DIR = /^(?:\/proc\/(\d+)(?:\/task\/\d+)?|\/dev)\/fd$/;
 
 type Destination =

@@ -36,7 +36,8 @@ async function preparedRoot(): Promise<string> {
   for (const candidate of candidates) {
     try {
       const base = candidate();
-      // Something else at the name (a file, a FIFO, a link, dangling or not) fails the mkdir: it is judged below, by what it is.
+      // Something else at the name (a file, a FIFO, a link, dangling or not) fails the mkdir: it is judged below, by
+      // what it is.
       const made = await mkdir(base, { recursive: true, mode: 0o700 }).then(
         () => undefined,
         (error: unknown) => ({ error }),
@@ -44,7 +45,8 @@ async function preparedRoot(): Promise<string> {
       const entry = await lstat(base).catch((error: unknown) => {
         throw made?.error ?? error;
       });
-      // Another user's folder, or anything not a folder (a link, file, FIFO, socket, device) planted at the name: not ours to use.
+      // Another user's folder, or anything not a folder (a link, file, FIFO, socket, device) planted at the name: not
+      // ours to use.
       if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid))
         throw new UsageError(
           `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : `${entry.isFile() ? 'a file' : kindOf(entry)}, owner: uid ${entry.uid}`}): remove it`,
@@ -54,7 +56,8 @@ async function preparedRoot(): Promise<string> {
       await removeDeadRuns(base);
       return base;
     } catch (error) {
-      // Something planted at a private name is told at once (exit 2, naming it); else the fallback's failure is told: the first place's only made examctl try it.
+      // Something planted at a private name is told at once (exit 2, naming it); else the fallback's failure is told:
+      // the first place's only made examctl try it.
       if (error instanceof UsageError) throw error;
       failure = error;
     }

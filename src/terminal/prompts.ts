@@ -134,7 +134,9 @@ interface PromptUserOptions {
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
   /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
   hierarchies?: readonly HierarchyEntry[];
-  /** Correcting a failed send (offerCorrection): only the answers named are asked again, earlier answers as defaults. */
+  /**
+   * Correcting a failed send (offerCorrection): only the answers named are asked again, earlier answers as defaults.
+   */
   correct?: { names: ReadonlySet<string>; answered: Record<string, unknown> };
 }
 
@@ -332,7 +334,10 @@ interface ScheduleFieldsOptions {
   choices?: StoreChoices;
   /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
   defaults?: Partial<Record<ScheduleFieldName, string>>;
-  /** `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime), e.g. `25.01.2027 14:00` in Europe/Berlin. */
+  /**
+   * `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime), e.g. `25.01.2027 14:00` in
+   * Europe/Berlin.
+   */
   dates?: LocalTimeOptions | undefined;
 }
 

@@ -47,7 +47,10 @@ const MODES: ReadonlySet<string> = new Set(
 
 const OPTION_LINE_WIDTH = 60;
 
-/** An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the service sent it. */
+/**
+ * An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the
+ * service sent it.
+ */
 function formatInstant(value: unknown, times: OutputTimes): string {
   const instant = instantOf(value);
   return instant === undefined ? displayText(value) : instantText(instant, times, 'minutes');

@@ -46,7 +46,8 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   // Apply's own paths mean where apply was typed; the plan's (its inputs, its --store) where the plan was made.
   for (const name of TYPED_PATHS)
     if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
-  // Never asks, at a terminal or not, on either target: the plan a person reviewed is the confirmation (docs/plan.md, "At a terminal").
+  // Never asks, at a terminal or not, on either target: the plan a person reviewed is the confirmation (docs/plan.md,
+  // "At a terminal").
   const runOptions: Record<string, unknown> = {
     ...plan.options,
     ...flags,

@@ -25,7 +25,10 @@ import { takeTableFlags } from '../../flags/option-table.js';
  * No output ever holds a token value.
  */
 
-/** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
+/**
+ * `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest
+ * its settings.
+ */
 export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
   const [{ unset, ...settings }, { name: given, default: makeDefault, ...globals }] = takeTableFlags(
     all,
@@ -72,7 +75,10 @@ export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandD
   return 0;
 }
 
-/** What login or set-profile changed in a profile: `[what, before, now]` (a URL now is checked; before, maybe hand-written). */
+/**
+ * What login or set-profile changed in a profile: `[what, before, now]` (a URL now is checked; before, maybe
+ * hand-written).
+ */
 export async function sayChanged(
   name: string,
   changes: [string, string?, string?][],

@@ -146,7 +146,10 @@ export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   ...RECORD_INPUT_OPTIONS,
 ] as const);
 
-/** How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command that sent it did. */
+/**
+ * How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command
+ * that sent it did.
+ */
 export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
   IGNORE_UNKNOWN_COLUMNS_OPTION,
   ...SHEET_OPTIONS,

@@ -66,7 +66,8 @@ export async function run(
             removedByLostAttempt(answer) ??
             (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined)
         : removedByLostAttempt,
-    // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot tell).
+    // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot
+    // tell).
     // A failed 319 (every error of the item one) was not an invigilator: named too.
     remember: (_unit, id, outcome) =>
       outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
@@ -108,7 +109,8 @@ async function invigilatorsRemoveInput(
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map(({ id, source }, index): InputRecord => {
-    // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked against it.
+    // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked
+    // against it.
     const rows = [
       {
         line: source.line,
@@ -138,7 +140,10 @@ const REMOVAL_REPORT_HEADER: readonly string[] = [...SOURCE_COLUMNS, SCHEDULE_CO
 /** How many ids the line names before it only counts. */
 const NAMED_IDS = 20;
 
-/** What became of an id: removed by this run, not an invigilator (319), or gone with no telling which (a resend of an interrupted attempt's). */
+/**
+ * What became of an id: removed by this run, not an invigilator (319), or gone with no telling which (a resend of an
+ * interrupted attempt's).
+ */
 interface RemovedId {
   id: string;
   was: 'removed' | 'absent' | 'unknown';
@@ -165,7 +170,10 @@ async function sayWhoWasRemoved(
   }
 }
 
-/** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
+/**
+ * The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else
+ * asked.
+ */
 async function idEntries(
   {
     scheduleExtId,

@@ -49,7 +49,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     ([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase(),
   );
   if (twin) {
-    // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and Windows.
+    // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and
+    // Windows.
     const [other, shared] = [twin[0], tokenFileOf(twin[1]) === file ? 'too' : 'on macOS and Windows'];
     throw new UsageError(
       `examctl login: ${file} is profile ${other}'s token file ${shared}; nothing was changed: ` +

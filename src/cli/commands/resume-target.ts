@@ -56,7 +56,8 @@ async function targetDifferences(
       `its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`,
     );
   }
-  // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.
+  // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the
+  // profile's.
   if (typeof recorded.tokenFile === 'string' && given.tokenFile === undefined) {
     const base = typeof recorded.cwd === 'string' ? recorded.cwd : deps.cwd;
     differences.push(

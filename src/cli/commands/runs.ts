@@ -46,7 +46,9 @@ function trustOf(deps: CommandDeps): RunTrust {
   return deps.runTrust ?? currentTrust();
 }
 
-/** The run `wanted` names, after the runs directory and the run itself passed the ownership checks (exit 2 otherwise). */
+/**
+ * The run `wanted` names, after the runs directory and the run itself passed the ownership checks (exit 2 otherwise).
+ */
 async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps): Promise<string> {
   const trust = trustOf(deps);
   await assertTrustedRunsDir(runsDir, trust);
@@ -55,7 +57,10 @@ async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps):
   return id;
 }
 
-/** `runs list`: newest first, with --since only those started at or after it; --json prints `{ runsDir, runs, unreadable }`. */
+/**
+ * `runs list`: newest first, with --since only those started at or after it; --json prints `{ runsDir, runs, unreadable
+ * }`.
+ */
 export async function runList({ since, ...globals }: RunsListOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
@@ -197,7 +202,8 @@ async function resumeRun(
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
     const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
-    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
+    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run
+    // started (docs/runs.md, "runs resume").
     // Made again once the run holds the memory: a later run may go on record while it waits.
     const check: ResumeContext['check'] = async (held) => {
       if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);

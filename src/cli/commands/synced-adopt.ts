@@ -135,7 +135,10 @@ interface AdoptedFile<P> {
   entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
 }
 
-/** The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted (src/sync/adopt.ts) and told. */
+/**
+ * The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted
+ * (src/sync/adopt.ts) and told.
+ */
 async function adopt<P>(
   kind: SyncKind,
   input: AdoptedFile<P>,

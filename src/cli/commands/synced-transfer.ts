@@ -134,7 +134,8 @@ export async function runImport(
       `imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`,
     );
   }
-  // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back, also with --json.
+  // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back,
+  // also with --json.
   if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
     await say(
       deps,
@@ -144,7 +145,10 @@ export async function runImport(
   return 0;
 }
 
-/** `synced unlock <lock-id>`: a state service's lock left by a run that was killed, released (as terraform force-unlock). */
+/**
+ * `synced unlock <lock-id>`: a state service's lock left by a run that was killed, released (as terraform
+ * force-unlock).
+ */
 export async function runUnlock(
   { lockId, syncDir, ...globals }: SyncedUnlockOptions,
   deps: CommandDeps,

@@ -11,7 +11,10 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncDirOnlyOptions } from './synced.options.js';
 
-/** `synced show`: every sync memory, what docs/sync.md, "Retention" lists of it (a state service's: the one it keeps); --json: `{ syncDir, memories }`. */
+/**
+ * `synced show`: every sync memory, what docs/sync.md, "Retention" lists of it (a state service's: the one it keeps);
+ * --json: `{ syncDir, memories }`.
+ */
 export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);

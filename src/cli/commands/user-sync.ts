@@ -165,7 +165,10 @@ const DISABLED_NOTE: SummaryNote = {
   words: () => 'disabled (not in the file)',
 };
 
-/** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says it too. */
+/**
+ * --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says
+ * it too.
+ */
 const MOVERS_NOTE: SummaryNote = {
   counts: (item) => item.removed !== undefined && item.status !== 'failed',
   words: (count, dryRun) =>
@@ -204,9 +207,13 @@ export function userSyncInput(
   };
 }
 
-/** A record to its unit: what `user sync` sends, and what `synced adopt` records as if it had (the raw digests' fingerprint is of this very function). */
+/**
+ * A record to its unit: what `user sync` sends, and what `synced adopt` records as if it had (the raw digests'
+ * fingerprint is of this very function).
+ */
 export function userUnit(record: InputRecord): Unit<UserRequest> {
-  // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as typed.
+  // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as
+  // typed.
   const id = idOf(record.fields, 'ExternalId');
   const prepared = record.raw ? coerceAndValidateUserRecord(record.fields) : validateUser(record.fields);
   return { source: record.source, id, prepared, rows: sourceRowsOf(record) };

@@ -29,7 +29,9 @@ export interface Change {
 }
 import type { StoreHead } from '../../port/integration-api.js';
 
-/** The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place. */
+/**
+ * The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place.
+ */
 export type StoreState = ReadonlyMap<CollectionName, ReadonlyMap<string, unknown>>;
 
 /**

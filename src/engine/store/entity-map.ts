@@ -4,7 +4,9 @@ import type { CollectionTable } from './snapshot-table.js';
 /** Marks a snapshot entity deleted since the load. */
 const DELETED: unique symbol = Symbol('deleted');
 
-/** An entity as `storedEntries` hands it out: `ordinal >= 0` means unchanged since the load (as the snapshot has it). */
+/**
+ * An entity as `storedEntries` hands it out: `ordinal >= 0` means unchanged since the load (as the snapshot has it).
+ */
 type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**

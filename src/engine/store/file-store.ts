@@ -39,7 +39,10 @@ const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
   compactAtBytes?: number;
-  /** When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for tests. */
+  /**
+   * When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for
+   * tests.
+   */
   journalWriteTiming?: JournalWriteTiming;
   /** How long the lock lease is kept idle, held and handed over (lock-lease.ts); for tests. */
   leaseTiming?: LeaseTiming;
@@ -338,7 +341,10 @@ class FileStore implements Store {
     return this.load(underLock);
   }
 
-  /** The descriptor of the journal at the path this batch appends through (undefined: `journal`'s), the previous one closed. */
+  /**
+   * The descriptor of the journal at the path this batch appends through (undefined: `journal`'s), the previous one
+   * closed.
+   */
   private usePathJournal(fd: number | undefined): void {
     if (this.pathJournal !== undefined) closeSync(this.pathJournal);
     this.pathJournal = fd;

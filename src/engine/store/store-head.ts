@@ -49,7 +49,10 @@ async function readEarlierHeads(dir: string, generation: number): Promise<string
     .map((line) => JSON.parse(line) as string);
 }
 
-/** The serials file's last line: the head its generation begins at, the serial of the heads file's first line, its deletions. */
+/**
+ * The serials file's last line: the head its generation begins at, the serial of the heads file's first line, its
+ * deletions.
+ */
 interface SerialsEnd {
   end: true;
   head: string;
@@ -130,7 +133,9 @@ async function eachSerial(
   }
 }
 
-/** The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed, each with its last line. */
+/**
+ * The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed, each with its last line.
+ */
 async function journalChanges(journal: FileHandle, after: number, last: number): Promise<Map<string, number>> {
   const changed = new Map<string, number>();
   if (after === last) return changed;
