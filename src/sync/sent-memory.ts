@@ -687,13 +687,16 @@ export abstract class SentMemory<P> {
   answered(payload: P, id: string | null, outcome: Outcome): Outcome {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
-    // No intent written for it (a run without a journal): the memory is still as it was before.
+    // No intent written for it (a run without a journal): the memory is still as it was before. Acknowledged to an
+    // earlier attempt of this run (a resume): what that attempt did is not known, so neither is this resend's.
     const action =
-      before !== undefined
-        ? rememberedAction(before ?? undefined, this.heldAny)
-        : id === null
-          ? undefined
-          : rememberedAction(this.memory?.entries.get(id), this.heldAny);
+      before?.run === this.run
+        ? undefined
+        : before !== undefined
+          ? rememberedAction(before ?? undefined, this.heldAny)
+          : id === null
+            ? undefined
+            : rememberedAction(this.memory?.entries.get(id), this.heldAny);
     // A plain answer (most) built field by field: a spread of it cost a clone per request.
     const plain = outcome.note === undefined && outcome.id === undefined && outcome.changedFields === undefined;
     return plain
