@@ -160,7 +160,12 @@ export class RecordDispatcher<P, R> {
         this.job.acknowledged?.(
           unit,
           prepared.value,
-          { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) },
+          {
+            status: 'ok',
+            errors: [],
+            ...(kept.item.action === undefined ? {} : { action: kept.item.action }),
+            ...(kept.item.note === undefined ? {} : { note: kept.item.note }),
+          },
           journal.id,
           inStore ? 'held' : true,
         ) !== false ||

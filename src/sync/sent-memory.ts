@@ -623,8 +623,11 @@ export abstract class SentMemory<P> {
     const { acked, digest: was } = memory.entries.get(id) ?? {};
     const undone = this.undone(acked);
     if (kept === true && undone && was === '') return false;
-    if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
+    // Judged unchanged by the memory, not answered so by the store: it stands while the memory, as it stands
+    // against the store now, still vouches for it (a restore since, or another store, takes that back).
+    if (kept && outcome.action === 'unchanged')
+      return isUnchangedNote(outcome.note) && memory.entries.get(id)?.digest !== digest ? false : undefined;
     if (kept && memory.entries.get(id)?.digest === digest) return;
     // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
     const row = unit.rows?.[0];

@@ -236,6 +236,16 @@ export const FOUND: Step[][] = [
     { t: 'other', kind: 'users', file: [0, 0, 1] },
     { t: 'resume', stop: null },
   ],
+  // Through local serve: a push killed as it ends (the store copied at its first request), a user sync, the same
+  // file again killed as it ends (every row judged unchanged), the store restored to the copy, the resume: the memory
+  // is of another store now, so the rows it judged unchanged are sent (they stood kept, exit 0, the store lacked them).
+  [
+    { t: 'night', kind: 'create', file: [0, 0, 0], stop: null, copyAt: 1, kill: true },
+    users([1, 0, 0]),
+    users([1, 0, 0], null, null, true),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    { t: 'resume', stop: null, kill: true },
+  ],
 ];
 
 /** Records per night. */
