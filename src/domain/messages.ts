@@ -1,6 +1,6 @@
 /**
- * Problems that need the platform's state to decide, as the local engine words them (engine/*-rules.ts;
- * `local serve`'s document quotes one); each builder returns a complete Problem, `field` where the API reports it.
+ * Problems that need the platform's state to decide, as the local engine words them, where more than one rule (or
+ * `local serve`'s document) says them; a problem one engine rule raises is worded in that rule (engine/*-rules.ts).
  */
 import { ErrorCode } from './codes.js';
 import { problem as p, type Problem } from './problem.js';
@@ -58,44 +58,6 @@ function formatMinutes(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(2);
 }
 
-export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
-  return p(
-    'Schedule.ScheduleExtId',
-    null,
-    `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`,
-  );
-}
-export function activatedScheduleProblem(scheduleExtId: string, startUtc?: string): Problem {
-  return p(
-    'Schedule.ScheduleExtId',
-    null,
-    `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`,
-  );
-}
-export function schedulerNotSetProblem(): Problem {
-  return p('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings');
-}
-export function schedulerNoPermissionProblem(userName: string): Problem {
-  return p(
-    'Schedule.Owner',
-    null,
-    `Selected scheduler ${userName} no longer has permission to create, update and delete schedules`,
-  );
-}
-export function workflowChangedProblem(existing: string, requested: string): Problem {
-  return p(
-    'Workflow',
-    null,
-    `Workflow of an existing schedule cannot change (it is ${existing}, the request says ${requested}); create a new schedule or keep the workflow`,
-  );
-}
-export function assessmentNotFoundProblem(assessmentExtId: string): Problem {
-  return p('Schedule.AssessmentExtId', null, `Assessment not found: ${assessmentExtId}`);
-}
-export function proctoringTemplateNotFoundProblem(templateExtId: string): Problem {
-  return p('Schedule.ProctoringServiceTemplateExternalId', null, `Proctoring template not found: ${templateExtId}`);
-}
-
 // ---- users
 
 export function hierarchyNotFoundMessage(hierarchyExtId: string): string {
@@ -104,21 +66,8 @@ export function hierarchyNotFoundMessage(hierarchyExtId: string): string {
 export function hierarchyInactiveMessage(hierarchyExtId: string): string {
   return `Hierarchy must be active: ${hierarchyExtId} is not active`;
 }
-export function permissionsCannotBeSetMessage(hierarchyExtId: string): string {
-  return `Permissions cannot be set for hierarchy ${hierarchyExtId}`;
-}
-export function rootHierarchyNotFoundProblem(): Problem {
-  return p('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found');
-}
 export function userNameTakenProblem(userName: string): Problem {
   return p('UserName', ErrorCode.UserNameTaken, `A user with the UserName ${userName} already exists`);
-}
-export function synchronizationKeyTakenProblem(): Problem {
-  return p(
-    'SynchronizationKey',
-    ErrorCode.SynchronizationKeyTaken,
-    'A user with the same SynchronizationKey already exists',
-  );
 }
 export function externalIdTakenProblem(externalId: string, existing: string): Problem {
   return p(
@@ -126,63 +75,6 @@ export function externalIdTakenProblem(externalId: string, existing: string): Pr
     ErrorCode.UserExternalIdTaken,
     `A user with the same ExternalId exists: ${externalId} collides with ${existing} (ids are compared ignoring case)`,
   );
-}
-export function roleNotFoundProblem(role: string): Problem {
-  return p('Role', ErrorCode.RoleNotFound, `Role not found: ${role}`);
-}
-
-// ---- collections
-
-export function collectionOwnerNotFoundProblem(owner: string): Problem {
-  return p('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${owner}`);
-}
-export function collectionOwnerNotSetProblem(): Problem {
-  return p(
-    'Owner',
-    ErrorCode.CollectionOwnerNotSet,
-    'Owner not set: give Owner or set the owner in the external API settings',
-  );
-}
-export function collectionOwnerNoPermissionProblem(owner: string): Problem {
-  return p('Owner', ErrorCode.CollectionOwnerNoPermission, `Owner ${owner} lacks permission to view collections`);
-}
-export function collectionExternalIdTakenProblem(externalId: string): Problem {
-  return p('ExternalId', ErrorCode.CollectionExternalIdTaken, `Collection ExternalId already used: ${externalId}`);
-}
-/** `field` is the entry's path, e.g. `Taxonomies[0].ExternalId`. */
-export function taxonomyNotFoundProblem(field: string, taxonomyExtId: string): Problem {
-  return p(field, ErrorCode.TaxonomyNotFound, `Taxonomy not found: ${taxonomyExtId}`);
-}
-export function repositoryNotFoundProblem(field: string, repositoryExtId: string): Problem {
-  return p(field, ErrorCode.RepositoryNotFound, `Learning objective repository not found: ${repositoryExtId}`);
-}
-export function repositoryNotARepositoryProblem(field: string, repositoryExtId: string): Problem {
-  return p(field, ErrorCode.RepositoryNotARepository, `Learning objective ${repositoryExtId} is not a repository`);
-}
-export function repositoryNotPublishedProblem(field: string, repositoryExtId: string): Problem {
-  return p(
-    field,
-    ErrorCode.RepositoryNotPublished,
-    `Learning objective repository ${repositoryExtId} is not published`,
-  );
-}
-export function repositoryNoAccessProblem(field: string, repositoryExtId: string, owner: string): Problem {
-  return p(field, ErrorCode.RepositoryNoAccess, `Owner ${owner} has no access to repository ${repositoryExtId}`);
-}
-
-// ---- invigilators
-
-export function invigilatorScheduleNotFoundProblem(scheduleExtId: string): Problem {
-  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`);
-}
-export function invigilatorScheduleArchivedProblem(scheduleExtId: string): Problem {
-  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleArchived, `Schedule ${scheduleExtId} is archived`);
-}
-export function invigilatorScheduleFinishedProblem(scheduleExtId: string): Problem {
-  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleFinished, `Schedule ${scheduleExtId} is finished`);
-}
-export function notAnInvigilatorMessage(userExtId: string, scheduleExtId: string): string {
-  return `User ${userExtId} has not been added as invigilator of schedule ${scheduleExtId}`;
 }
 
 // ---- review sessions

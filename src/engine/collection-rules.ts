@@ -1,15 +1,5 @@
-import {
-  collectionExternalIdTakenProblem,
-  collectionOwnerNoPermissionProblem,
-  collectionOwnerNotFoundProblem,
-  collectionOwnerNotSetProblem,
-  repositoryNoAccessProblem,
-  repositoryNotARepositoryProblem,
-  repositoryNotFoundProblem,
-  repositoryNotPublishedProblem,
-  taxonomyNotFoundProblem,
-} from '../domain/index.js';
-import type { Problem } from '../domain/problem.js';
+import { ErrorCode } from '../domain/codes.js';
+import { problem, type Problem } from '../domain/problem.js';
 import type { CollectionRequest, CollectionResponseContent, IdTitle } from '../domain/types.js';
 import type { WorldCollection, WorldLoRepository, WorldSettings, WorldTaxonomy, WorldUser } from '../domain/world.js';
 import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
@@ -24,21 +14,35 @@ export function decideCollection(
   const problems: Problem[] = [];
   const externalId = request.ExternalId ?? generatedExternalId;
   if (view.get('collections', externalId) !== undefined) {
-    problems.push(collectionExternalIdTakenProblem(externalId));
+    problems.push(
+      problem('ExternalId', ErrorCode.CollectionExternalIdTaken, `Collection ExternalId already used: ${externalId}`),
+    );
   }
 
   const settings = view.get<WorldSettings>('settings', SETTINGS_KEY);
   const ownerName = request.Owner ?? settings?.ExternalApiOwner ?? undefined;
   let owner: WorldUser | undefined;
   if (ownerName === undefined || ownerName === '') {
-    problems.push(collectionOwnerNotSetProblem());
+    problems.push(
+      problem(
+        'Owner',
+        ErrorCode.CollectionOwnerNotSet,
+        'Owner not set: give Owner or set the owner in the external API settings',
+      ),
+    );
   } else {
     const ownerKey = view.userKeyByUserName(ownerName);
     owner = ownerKey === undefined ? undefined : view.get<WorldUser>('users', ownerKey);
     if (owner === undefined) {
-      problems.push(collectionOwnerNotFoundProblem(ownerName));
+      problems.push(problem('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${ownerName}`));
     } else if (owner.CanViewCollections !== true) {
-      problems.push(collectionOwnerNoPermissionProblem(owner.UserName));
+      problems.push(
+        problem(
+          'Owner',
+          ErrorCode.CollectionOwnerNoPermission,
+          `Owner ${owner.UserName} lacks permission to view collections`,
+        ),
+      );
     }
   }
 
@@ -46,7 +50,13 @@ export function decideCollection(
   (request.Taxonomies ?? []).forEach((entry, index) => {
     const taxonomy = view.get<WorldTaxonomy>('taxonomies', entry.ExternalId);
     if (taxonomy === undefined) {
-      problems.push(taxonomyNotFoundProblem(`Taxonomies[${index}].ExternalId`, entry.ExternalId));
+      problems.push(
+        problem(
+          `Taxonomies[${index}].ExternalId`,
+          ErrorCode.TaxonomyNotFound,
+          `Taxonomy not found: ${entry.ExternalId}`,
+        ),
+      );
     } else if (!taxonomies.some((t) => t.ExternalId === entry.ExternalId)) {
       taxonomies.push({ ExternalId: entry.ExternalId, Title: taxonomy.Title });
     }
@@ -64,16 +74,36 @@ export function decideCollection(
       const field = `${listName}[${index}].ExternalId`;
       const repository = view.get<WorldLoRepository>('loRepositories', entry.ExternalId);
       if (repository === undefined) {
-        problems.push(repositoryNotFoundProblem(field, entry.ExternalId));
+        problems.push(
+          problem(field, ErrorCode.RepositoryNotFound, `Learning objective repository not found: ${entry.ExternalId}`),
+        );
       } else if (!repository.IsRepository) {
-        problems.push(repositoryNotARepositoryProblem(field, entry.ExternalId));
+        problems.push(
+          problem(
+            field,
+            ErrorCode.RepositoryNotARepository,
+            `Learning objective ${entry.ExternalId} is not a repository`,
+          ),
+        );
       } else if (!repository.Published) {
-        problems.push(repositoryNotPublishedProblem(field, entry.ExternalId));
+        problems.push(
+          problem(
+            field,
+            ErrorCode.RepositoryNotPublished,
+            `Learning objective repository ${entry.ExternalId} is not published`,
+          ),
+        );
       } else if (
         owner !== undefined &&
         !repository.AccessUserNames.some((name) => name.toLowerCase() === owner.UserName.toLowerCase())
       ) {
-        problems.push(repositoryNoAccessProblem(field, entry.ExternalId, owner.UserName));
+        problems.push(
+          problem(
+            field,
+            ErrorCode.RepositoryNoAccess,
+            `Owner ${owner.UserName} has no access to repository ${entry.ExternalId}`,
+          ),
+        );
       } else {
         repositories.push({ ExternalId: entry.ExternalId, Title: repository.Title });
       }

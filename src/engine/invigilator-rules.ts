@@ -1,13 +1,5 @@
-import {
-  ErrorCode,
-  invigilatorScheduleArchivedProblem,
-  invigilatorScheduleFinishedProblem,
-  invigilatorScheduleNotFoundProblem,
-  notAnInvigilatorMessage,
-  idLengthProblem,
-  reviewSessionNotFoundProblem,
-} from '../domain/index.js';
-import type { Problem } from '../domain/problem.js';
+import { ErrorCode, idLengthProblem, reviewSessionNotFoundProblem } from '../domain/index.js';
+import { problem, type Problem } from '../domain/problem.js';
 import type { InvigilatorError, InvigilatorsResponseContent, ReviewSession } from '../domain/types.js';
 import type { WorldSchedule } from '../domain/world.js';
 import { accept, refuse, type Decision } from './decision.js';
@@ -25,14 +17,21 @@ export function decideInvigilatorRemoval(
 ): Decision<InvigilatorsResponseContent> {
   const schedule = view.get<WorldSchedule>('schedules', scheduleExtId);
   if (schedule === undefined) {
-    return refuse([invigilatorScheduleNotFoundProblem(scheduleExtId)], 200);
+    return refuse(
+      [problem('ScheduleExtId', ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`)],
+      200,
+    );
   }
   const problems: Problem[] = [];
   if (schedule.Archived) {
-    problems.push(invigilatorScheduleArchivedProblem(scheduleExtId));
+    problems.push(
+      problem('ScheduleExtId', ErrorCode.InvigilatorScheduleArchived, `Schedule ${scheduleExtId} is archived`),
+    );
   }
   if (Date.parse(schedule.EndDateTime) <= now.getTime()) {
-    problems.push(invigilatorScheduleFinishedProblem(scheduleExtId));
+    problems.push(
+      problem('ScheduleExtId', ErrorCode.InvigilatorScheduleFinished, `Schedule ${scheduleExtId} is finished`),
+    );
   }
   if (problems.length > 0) return refuse(problems, 200);
 
@@ -51,7 +50,7 @@ export function decideInvigilatorRemoval(
       errors.push({
         UserExtId: id,
         Code: ErrorCode.NotAnInvigilator,
-        Error: notAnInvigilatorMessage(id, scheduleExtId),
+        Error: `User ${id} has not been added as invigilator of schedule ${scheduleExtId}`,
       });
     }
   }

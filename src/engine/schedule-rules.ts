@@ -1,18 +1,11 @@
 import {
-  activatedScheduleProblem,
   CANDIDATE_USER_PROFILE_FIELDS,
-  assessmentNotFoundProblem,
   checkScheduleSpan,
   defaultEndDateTime,
-  duplicateScheduleExtIdProblem,
   externalIdTakenProblem,
   hierarchyInactiveMessage,
   hierarchyNotFoundMessage,
-  proctoringTemplateNotFoundProblem,
-  schedulerNoPermissionProblem,
-  schedulerNotSetProblem,
   userNameTakenProblem,
-  workflowChangedProblem,
 } from '../domain/index.js';
 import { problem, type Problem } from '../domain/problem.js';
 import type { Candidate, ScheduleRequest } from '../domain/types.js';
@@ -84,26 +77,52 @@ export function decideSchedule(
 
   if (existing !== undefined) {
     if (request.Upsert !== true) {
-      problems.push(duplicateScheduleExtIdProblem(scheduleExtId));
+      problems.push(
+        problem(
+          'Schedule.ScheduleExtId',
+          null,
+          `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`,
+        ),
+      );
     } else {
       if (existing.Workflow !== workflow) {
-        problems.push(workflowChangedProblem(existing.Workflow, workflow));
+        problems.push(
+          problem(
+            'Workflow',
+            null,
+            `Workflow of an existing schedule cannot change (it is ${existing.Workflow}, the request says ${workflow}); create a new schedule or keep the workflow`,
+          ),
+        );
       }
       if (Date.parse(existing.StartDateTime) <= now.getTime()) {
-        problems.push(activatedScheduleProblem(scheduleExtId, existing.StartDateTime));
+        problems.push(
+          problem(
+            'Schedule.ScheduleExtId',
+            null,
+            `Schedule ${scheduleExtId} is activated (its start, ${existing.StartDateTime}, has passed) and cannot be updated`,
+          ),
+        );
       }
     }
   }
 
   const ownerName = s.Owner ?? settings?.ExternalApiOwner ?? undefined;
   if (ownerName === undefined || ownerName === '') {
-    problems.push(schedulerNotSetProblem());
+    problems.push(
+      problem('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings'),
+    );
   } else {
     const ownerKey = view.userKeyByUserName(ownerName);
     const owner = ownerKey === undefined ? undefined : view.get<WorldUser>('users', ownerKey);
     if (owner?.CanManageSchedules !== true) {
       // An unknown owner is reported the same way: there is no such scheduler with the permission.
-      problems.push(schedulerNoPermissionProblem(ownerName));
+      problems.push(
+        problem(
+          'Schedule.Owner',
+          null,
+          `Selected scheduler ${ownerName} no longer has permission to create, update and delete schedules`,
+        ),
+      );
     }
   }
 
@@ -111,7 +130,7 @@ export function decideSchedule(
   const startMs = Date.parse(s.StartDateTime);
   let endIso = s.EndDateTime === undefined ? undefined : new Date(Date.parse(s.EndDateTime)).toISOString();
   if (assessment === undefined) {
-    problems.push(assessmentNotFoundProblem(s.AssessmentExtId));
+    problems.push(problem('Schedule.AssessmentExtId', null, `Assessment not found: ${s.AssessmentExtId}`));
   } else {
     const duration = assessment.MaxTimePerAttempt;
     const startIso = new Date(startMs).toISOString();
@@ -155,7 +174,9 @@ export function decideSchedule(
         ),
       );
     } else if (view.get('proctoringTemplates', templateId) === undefined) {
-      problems.push(proctoringTemplateNotFoundProblem(templateId));
+      problems.push(
+        problem('Schedule.ProctoringServiceTemplateExternalId', null, `Proctoring template not found: ${templateId}`),
+      );
     }
   }
 

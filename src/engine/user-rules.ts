@@ -3,17 +3,13 @@ import {
   externalIdTakenProblem,
   hierarchyInactiveMessage,
   hierarchyNotFoundMessage,
-  permissionsCannotBeSetMessage,
-  roleNotFoundProblem,
   roleRequiredProblem,
-  rootHierarchyNotFoundProblem,
-  synchronizationKeyTakenProblem,
   userNameTakenProblem,
   HIERARCHY_FLAG_FIELDS,
   USER_FIELDS_NOT_IN_VIEW,
   USER_VIEW_FIELDS,
 } from '../domain/index.js';
-import type { Problem } from '../domain/problem.js';
+import { problem, type Problem } from '../domain/problem.js';
 import type { GroupError, UserRequest } from '../domain/types.js';
 import type { StoredUserView, UserResponseContent } from '../domain/user.js';
 import type { WorldHierarchy, WorldMembership, WorldRole, WorldUser } from '../domain/world.js';
@@ -58,7 +54,7 @@ export function decideUser(
   let roleTitle = existing?.Role;
   if (request.Role !== undefined) {
     const role = findRole(view, request.Role);
-    if (role === undefined) problems.push(roleNotFoundProblem(request.Role));
+    if (role === undefined) problems.push(problem('Role', ErrorCode.RoleNotFound, `Role not found: ${request.Role}`));
     else roleTitle = role.Title;
   } else if (existing === undefined) {
     // Normally already reported by validateUser({ isCreate: true }); kept so no path stores a role-less user.
@@ -74,12 +70,18 @@ export function decideUser(
   if (request.SynchronizationKey !== undefined) {
     const keyHolder = view.userKeyBySynchronizationKey(request.SynchronizationKey);
     if (keyHolder !== undefined && keyHolder !== request.ExternalId) {
-      problems.push(synchronizationKeyTakenProblem());
+      problems.push(
+        problem(
+          'SynchronizationKey',
+          ErrorCode.SynchronizationKeyTaken,
+          'A user with the same SynchronizationKey already exists',
+        ),
+      );
     }
   }
   const root = view.rootHierarchyKey();
   if (root === undefined && (request.Hierarchies?.length ?? 0) > 0) {
-    problems.push(rootHierarchyNotFoundProblem());
+    problems.push(problem('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found'));
   }
   if (problems.length > 0 || roleTitle === undefined) return refuse(problems);
 
@@ -98,7 +100,7 @@ export function decideUser(
       continue;
     }
     if (entry.ExternalId === root && FLAGS.some((flag) => entry[flag] === true)) {
-      refused(ErrorCode.PermissionsCannotBeSet, permissionsCannotBeSetMessage(entry.ExternalId));
+      refused(ErrorCode.PermissionsCannotBeSet, `Permissions cannot be set for hierarchy ${entry.ExternalId}`);
       continue;
     }
     if (!hierarchy.Active) {
