@@ -41,9 +41,12 @@ function templateIdMessage(value: string): string {
   return `${words}, without the dashes of "alphanumeric and dashes" it says of the ids beside it; a template id has none (did you mean ${quotedValue(undashed)}?)`;
 }
 
+/** Schedule Title is string(100) (code points); a title the engine generates must fit too. */
+export const SCHEDULE_TITLE_MAX = 100;
+
 export const SCHEDULE_TABLE = ruleTable('schedule', [
   stringRule('AssessmentExtId', { max: 64, required: null, ...ALNUM_DASH_ID }),
-  stringRule('Title', { max: 100, name: true }),
+  stringRule('Title', { max: SCHEDULE_TITLE_MAX, name: true }),
   stringRule('ScheduleExtId', { max: 64, ...ALNUM_DASH_ID }),
   stringRule('StartDateTime', { max: 64, required: null, format: dateTimeFormat('StartDateTime') }),
   stringRule('EndDateTime', { max: 64, format: dateTimeFormat('EndDateTime') }),

@@ -8,6 +8,7 @@ import {
   userNameTakenProblem,
 } from '../domain/index.js';
 import { problem, type Problem } from '../domain/problem.js';
+import { SCHEDULE_TITLE_MAX } from '../domain/schedule.js';
 import type { Candidate, ScheduleRequest } from '../domain/types.js';
 import type {
   WorldAssessment,
@@ -287,9 +288,6 @@ export function decideSchedule(
   changes.push({ collection: 'schedules', key: scheduleExtId, value: schedule });
   return accept(view, scheduleExtId, { collection: 'schedules', key: scheduleExtId }, changes);
 }
-
-/** Schedule Title is string(100) (code points); a generated one must fit too. */
-const SCHEDULE_TITLE_MAX = 100;
 
 /** A schedule's title when the request gives none (docs/engine-rules.md, "Schedules"), cut by code points. */
 function generatedTitle(assessmentTitle: string, startMs: number): string {
