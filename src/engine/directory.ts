@@ -166,9 +166,7 @@ function scheduleEntry(schedule: WorldSchedule): ScheduleEntry {
   return {
     id: schedule.ScheduleExtId,
     title: schedule.Title,
-    assessmentId: schedule.AssessmentExtId,
     start: schedule.StartDateTime,
-    end: schedule.EndDateTime,
     archived: schedule.Archived,
     candidates: schedule.Candidates.length,
   };

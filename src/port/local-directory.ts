@@ -68,10 +68,8 @@ export interface HierarchyEntry {
 export interface ScheduleEntry {
   id: string;
   title: string;
-  assessmentId: string;
   /** RFC 3339, as stored. */
   start: string;
-  end: string;
   archived: boolean;
   candidates: number;
 }

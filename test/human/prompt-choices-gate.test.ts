@@ -73,9 +73,7 @@ describe('prompt choices built from store data pass the terminal gate', () => {
         {
           id: 'S-1',
           title: `Exam${osc52}`,
-          assessmentId: 'A-1',
           start: '2026-12-01T09:00:00Z',
-          end: '2026-12-01T10:00:00Z',
           archived: false,
           candidates: 1,
         },
