@@ -181,8 +181,3 @@ export const GROUP_ERROR_FIELDS = {
   Code: { kind: 'integer', required: true, description: 'The API code (131, 133, 1134).' },
   Error: { ...text('The problem in words.'), required: true },
 } as const satisfies AnswerFields;
-
-/** The names of a declaration, in its order. */
-export function answerFieldNames<F extends AnswerFields>(fields: F): (keyof F & string)[] {
-  return Object.keys(fields) as (keyof F & string)[];
-}

@@ -218,19 +218,13 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   return { fields, problems };
 }
 
-/** Coercion and validation of one user record in one call. */
+/** One user record coerced and validated; its fields are coerced in place, not copied (the CLI's hot path). */
 export function coerceAndValidateUser(
   fields: Record<string, unknown>,
   context?: { isCreate?: boolean },
 ): Validation<UserRequest> {
-  const c = coerceFields('user', fields);
-  return withReaderProblems(c.problems, validateUser(c.fields, context));
-}
-
-/** coerceAndValidateUser for a record's own fields, coerced in place, not copied (the CLI's hot path). */
-export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Validation<UserRequest> {
   const c = coerceWith(COERCION.user, fields, true);
-  return withReaderProblems(c.problems, validateUser(c.fields));
+  return withReaderProblems(c.problems, validateUser(c.fields, context));
 }
 
 export function coerceAndValidateCandidate(

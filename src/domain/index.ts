@@ -16,7 +16,7 @@ export {
 export { validateCollection } from './collection.js';
 export { validateInvigilatorRemoval } from './invigilators.js';
 export { idLengthProblem } from './review-session.js';
-export { coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
+export { coerceAndValidateUser, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,
   prepareScheduleRequest,

@@ -2,7 +2,7 @@
  * Review sessions' results as a table (`review-session show -o csv|xlsx|ndjson`, `-o json` of several):
  * one row per result, the values as sent, written as text, typed cells or JSON values.
  */
-import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
+import { RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
 import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
 import { csvLine, withUtf8Bom, type CsvCell } from '../formats/csv-cell.js';
@@ -21,7 +21,7 @@ import {
 import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
 
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
-export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
+export const RESULT_COLUMNS: readonly string[] = Object.keys(RESULT_FIELDS);
 
 export interface PinColumn {
   /** `--show-pin`: a last column `Pin` with the session's Pin as sent (empty when it has none). */

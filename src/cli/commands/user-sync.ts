@@ -1,6 +1,6 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
-import { coerceAndValidateUserRecord, USER_COLUMNS, validateUser } from '../../domain/index.js';
+import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem } from '../../domain/problem.js';
 import type { UserRequest } from '../../domain/types.js';
@@ -215,7 +215,7 @@ export function userUnit(record: InputRecord): Unit<UserRequest> {
   // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as
   // typed.
   const id = idOf(record.fields, 'ExternalId');
-  const prepared = record.raw ? coerceAndValidateUserRecord(record.fields) : validateUser(record.fields);
+  const prepared = record.raw ? coerceAndValidateUser(record.fields) : validateUser(record.fields);
   return { source: record.source, id, prepared, rows: sourceRowsOf(record) };
 }
 
