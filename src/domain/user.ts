@@ -169,9 +169,12 @@ const hierarchiesRule: FieldRule<'Hierarchies', HierarchyMembership[], false> = 
   },
 };
 
+/** A user's ExternalId is string(64): an invigilator's id too. */
+export const USER_EXTERNAL_ID_MAX = 64;
+
 export const USER_TABLE = ruleTable('user', [
   stringRule('ExternalId', {
-    max: 64,
+    max: USER_EXTERNAL_ID_MAX,
     required: ErrorCode.UserExternalIdEmpty,
     tooLongCode: ErrorCode.UserExternalIdTooLong,
     pattern: USER_EXTERNAL_ID,

@@ -1,5 +1,6 @@
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
+import { USER_EXTERNAL_ID_MAX } from '../../domain/user.js';
 import type { Validation } from '../../domain/problem.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
@@ -213,8 +214,8 @@ async function idEntries(
   }
   if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
   if (entries.length === 0) throw noInvigilatorIds();
-  // An invigilator is a user, whose ExternalId is string(64) (user.ts).
-  for (const { id, source } of entries) refuseTooLong(id, `${source.file}:${source.line}`, 64, 'user');
+  for (const { id, source } of entries)
+    refuseTooLong(id, `${source.file}:${source.line}`, USER_EXTERNAL_ID_MAX, 'user');
   return entries;
 }
 
