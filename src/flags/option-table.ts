@@ -177,11 +177,8 @@ export function repeatable<const F extends string>(flags: F, description: string
   };
 }
 
-/** A repeatable `Field=value` flag (`--set`) given twice for one field is refused, naming no value. */
-export function repeatableFields<const F extends string>(
-  flags: F,
-  description: string,
-): OptionSpec<F, string[], false> {
+/** `--set <Field=value>`, repeatable: one field given twice is refused, naming no value. */
+export function repeatableFields(description: string): OptionSpec<'--set <Field=value>', string[], false> {
   const field = (entry: string) => normalizeColumnName(entry.slice(0, entry.indexOf('=')));
   const parse = (value: string, previous: string[] = []) => {
     const other =
@@ -193,7 +190,7 @@ export function repeatableFields<const F extends string>(
     }
     return [...previous, value];
   };
-  return { ...repeatable(flags, description), parse };
+  return { ...repeatable('--set <Field=value>', description), parse };
 }
 
 /** One of a fixed set of words. */

@@ -32,7 +32,6 @@ export const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief(
     'a value for a field the export lacks; repeatable',
     repeatableFields(
-      '--set <Field=value>',
       'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept',
     ),
   ),

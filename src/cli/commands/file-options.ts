@@ -98,7 +98,6 @@ export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   brief(
     'a field where the file has no column or an empty cell',
     repeatableFields(
-      '--set <Field=value>',
       'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable',
     ),
   ),
