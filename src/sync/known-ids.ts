@@ -41,12 +41,7 @@ export function rememberedAction(
   return heldAny ? 'created' : undefined;
 }
 
-/**
- * --only-new / --only-existing: whether each id is on the target, from the store (local) or the
- * memory (remote). Opened before anything is sent; a remote target without a memory cannot tell,
- * and the run is refused (exit 2) rather than guess: "add the new ones only" must never overwrite
- * a real user.
- */
+/** --only-new / --only-existing: whether each id is on the target, from the store (local) or the memory (remote). */
 export class KnownIds {
   private constructor(
     private readonly has: (id: string) => boolean,
@@ -54,10 +49,7 @@ export class KnownIds {
     private readonly directory: OpenDirectory | null,
   ) {}
 
-  /**
-   * `what`: users or schedules. `memory` and `found`: the target's sync memory, opened, and
-   * whether it held anyone when it was.
-   */
+  /** `found`: whether the memory held anyone of this run's population (without, where no store tells: exit 2). */
   static async open(
     what: 'users' | 'schedules',
     only: OnlyWhich,

@@ -115,11 +115,7 @@ class LostZeros {
     }
   }
 
-  /**
-   * After the whole file: refuses the run (exit 2, nothing sent) when a new id is a remembered
-   * id without its leading zeros and that remembered id is not in the file; and, where a unit is
-   * more than one row (a schedule), when two ids of the file are one once leading zeros are removed.
-   */
+  /** After the whole file: the refusals LostZerosRule names (exit 2, nothing sent). */
   settle(target: string): void {
     const { what, made } = this.kind;
     const twins = this.twins
@@ -162,17 +158,16 @@ class LostZeros {
   }
 }
 
-/**
- * One kind of id the rule checks: where a record holds it, what it is compared with (the target's
- * memory; undefined: pairs only), how the refusals name it (`id`, `candidate id`, `schedule id`)
- * and what each would be made as twice (`user`, `schedule`), and whether a pair refuses the run
- * (a unit of many rows: a schedule) rather than failing its rows.
- */
+/** One kind of id the rule checks. */
 export interface ZeroKind {
+  /** How the refusals name it: `id`, `candidate id`, `schedule id`. */
   what: string;
+  /** What each would be made as twice: `user`, `schedule`. */
   made: string;
   idsOf(record: InputRecord): Iterable<string | null>;
+  /** What it is compared with: the target's memory; undefined: pairs only. */
   memory: { peek(id: string): PeekedEntry | undefined } | undefined;
+  /** A pair refuses the run (a unit of many rows: a schedule) rather than failing its rows. */
   pairsRefuseRun?: boolean;
 }
 

@@ -49,14 +49,7 @@ function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = fa
   return flags;
 }
 
-/**
- * A memory line's links (`h`) as read: each `[id, [flag words]]`, the id a non-empty string and
- * each word one of the cell's flag words (docs/sync.md, "The sync memory"). A links entry written
- * as cell words is read where it is unambiguous: a word without `:` is a link with no flag; one
- * with `:` (`SCH:MATH` may be a link or `SCH` with a flag) is left out, so it is never deleted or
- * revoked. `undefined`: not a list of links (a line edited by hand), which the memory refuses as
- * damage naming its line.
- */
+/** A memory line's links (`h`) as read (docs/sync.md, "The sync memory"); undefined: not a list of links (damage). */
 export function readLinks(h: unknown): ManagedLink[] | undefined {
   if (!Array.isArray(h)) return undefined;
   const links: ManagedLink[] = [];

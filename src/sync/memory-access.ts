@@ -190,9 +190,8 @@ function judgeMemoryFile(file: string, stat: Stats): void {
 const HEAD_READ = 4096;
 
 /**
- * A memory file's header line (its bytes up to and with the first line end, at most `limit` bytes;
- * none: empty); undefined when there is no file. A scan of other targets' memories reads one per memory,
- * so it is read without the thread pool's round trips and without the bytes after it.
+ * A memory file's header line (at most `limit` bytes; none: empty), undefined when there is no file: read
+ * synchronously, since a scan of other targets' memories reads one per memory.
  */
 export function readMemoryHead(file: string, limit: number): Buffer | undefined {
   let fd: number;
@@ -223,9 +222,8 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /**
- * Opens a memory file once: read-only (undefined when there is none), or for appending, made
- * when absent already holding `born` (its header: `createBorn`), else empty with O_EXCL (0600).
- * Returns the handle (appends go through it) and what the file held when opened.
+ * Opens a memory file once: read-only (undefined when there is none), or for appending, made when absent holding
+ * `born` (createBorn), else empty with O_EXCL (0600); with what it held when opened.
  */
 export async function openMemoryFile(
   file: string,
@@ -301,7 +299,7 @@ async function createBorn(file: string, born: Buffer): Promise<boolean> {
   }
 }
 
-/** Removes a target's memory files (never following a link: unlink removes a link itself) and its directory. */
+/** Removes memory files (never following a link: unlink removes a link itself); one already gone is no error. */
 export async function removeMemoryFiles(files: readonly string[]): Promise<void> {
   for (const file of files)
     await unlink(file).catch((error: NodeJS.ErrnoException) =>

@@ -25,10 +25,7 @@ export function isPopulationName(value: unknown): value is string {
   return typeof value === 'string' && POPULATION_NAME.test(value);
 }
 
-/**
- * The key of a population in `MemoryContents.populations`: its name, or '' for the runs without --population (never a
- * name).
- */
+/** A population's key in `MemoryContents.populations`: its name, or '' (never a name) for the runs without one. */
 export function populationKey(population: string | undefined): string {
   return population ?? '';
 }
@@ -116,7 +113,7 @@ export interface MemoryEntry {
 
 /**
  * The request as JSON, keys sorted at every level: a sorted copy to the native JSON.stringify is
- * twice as fast as building the text here. The text (hence the digest) is as it always was.
+ * twice as fast as building the text here. The text must not change: memories hold digests of it.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value)) ?? 'null';
@@ -276,10 +273,7 @@ const ENTRY_FIELDS = [
   ['acked', 'a', (value) => (isAttempt(value) ? value : undefined), 'its attempt is not one'],
 ] as const satisfies readonly FieldRule[];
 
-/**
- * An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` forgets the id
- * (`forgetBody`).
- */
+/** An entry line's body: its id, `d` its digest, `r` its run, the keys of ENTRY_FIELDS; `gone` (`forgetBody`). */
 export type EntryBody = { id: string; d: string; r: string; gone?: unknown } & {
   [key in (typeof ENTRY_FIELDS)[number][1]]?: unknown;
 };

@@ -106,10 +106,7 @@ export async function readPlacedMemories(
   }
 }
 
-/**
- * Every kind's memory of `target` in the sync directory `syncDir` (a service's copy too), read without a lock; a
- * missing one empty.
- */
+/** Every kind's memory of `target` in `syncDir` (a service's copy too), read without a lock. */
 async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<SyncKind, MemoryContents>> {
   const memories = new Map<SyncKind, MemoryContents>();
   for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(syncDir, target, kind), kind, target));
@@ -182,10 +179,7 @@ export class ServiceCopy {
     for (const [kind, at] of now) this.pushed.set(kind, at);
   }
 
-  /**
-   * The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded
-   * (startedAhead).
-   */
+  /** Whether the first batch failed (the run sent nothing: its copy is never stored), or one succeeded. */
   private startFailed = false;
   private startedAhead = false;
   /** The run whose intents written ahead the copy took in (it never stored its end; open). */
@@ -217,10 +211,7 @@ export class ServiceCopy {
       throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
   }
 
-  /**
-   * Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another
-   * target.
-   */
+  /** Locks the service (a run that writes), reads its document and writes it out. */
   static async open(address: string, target: ReportTarget, options: PlaceOptions): Promise<ServiceCopy> {
     const service = new StateService(address, options.env);
     let lockInfo: StateLockInfo | undefined;
@@ -327,10 +318,7 @@ export class ServiceCopy {
     await this.storeWhole(at);
   }
 
-  /**
-   * The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones
-   * replace them).
-   */
+  /** The memory stored whole: a new document, serial one up (the old deltas stay until new ones replace them). */
   private async storeWhole(at: Map<SyncKind, Mark>): Promise<void> {
     await this.assertCopy();
     const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
@@ -339,10 +327,7 @@ export class ServiceCopy {
     this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
   }
 
-  /**
-   * The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since
-   * (compacted, gone: its offsets mean nothing).
-   */
+  /** The whole lines each kind's copy gained past `from` (fileTail), where they end, and whether one was rewritten. */
   private async tails(from: Map<SyncKind, Mark>): Promise<{
     lines: Partial<Record<SyncKind, string>>;
     at: Map<SyncKind, Mark>;
@@ -380,10 +365,7 @@ export class ServiceCopy {
 /** Where a copy's file was last stored or written ahead: its rewrites by then (`rewritesOf`) and its length. */
 type Mark = { rewrites: number; size: number };
 
-/**
- * A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder
- * again, never this).
- */
+/** Made with the copy: gone, the copy was removed under the run (a writer of the copy never makes this again). */
 const COPY_MARK = 'copy-of-the-service';
 
 /**

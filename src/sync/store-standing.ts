@@ -5,13 +5,7 @@
  */
 import type { StoreHead } from '../port/integration-api.js';
 
-/**
- * A head a run saw: the store's head, the run, a tag, and whether at its end. Each start of a run (a
- * resume's too) is an attempt with a tag of its own (8 characters); each batch of acknowledgements an
- * attempt recorded gets the next tag of that attempt (`<attempt>.<n>`, batchTag), recorded with a head the
- * store had once every acknowledgement before it was written. An entry carries the tag it was
- * acknowledged under (MemoryEntry.acked): what came after a head the store holds is known per batch.
- */
+/** A head a run saw: the store's head, the run, the attempt's or batch's tag (batchTag), whether at its end. */
 export type SeenHead = [head: string, run: string, attempt: string, end: boolean];
 
 /** The most heads a population keeps (the oldest go): a store restored to before them all is another's. */
@@ -23,10 +17,7 @@ export const KEPT_HEADS = 64;
  */
 export const KEPT_BATCH_HEADS = 16;
 
-/**
- * Batch `batch` of `attempt`'s tag: the attempt's own for its first (its start head), else `<attempt>.<batch in base
- * 36>`.
- */
+/** The first batch's tag is the attempt's own (its start head). */
 export function batchTag(attempt: string, batch: number): string {
   return batch === 0 ? attempt : `${attempt}.${batch.toString(36)}`;
 }
@@ -60,11 +51,7 @@ export function undoneBy(undone: Iterable<string>): (acked: string | undefined) 
   };
 }
 
-/**
- * The heads a population keeps with `seen` recorded: a run's batch heads go once it records its end
- * head (that head and what the store changed after its start answer a restore to a copy taken during
- * it), at most KEPT_BATCH_HEADS of them (the oldest go first), and at most KEPT_HEADS in all.
- */
+/** The heads a population keeps with `seen` recorded: a run's batch heads go once it records its end head. */
 export function keptHeads(heads: readonly SeenHead[], seen: SeenHead | undefined): SeenHead[] {
   if (seen === undefined) return [...heads];
   const isBatch = ([, , tag, end]: SeenHead) => !end && tag.includes('.');
@@ -75,23 +62,16 @@ export function keptHeads(heads: readonly SeenHead[], seen: SeenHead | undefined
   return kept.slice(-KEPT_HEADS);
 }
 
+/** docs/sync.md, "Where the store stands", row by row. */
 export type Standing =
-  /** No head recorded (a first night, an older examctl's memory), or a target that cannot say (the platform). */
+  /** No head recorded, or a target that cannot say (the platform). */
   | { is: 'unknown' }
-  /** The store's head is the memory's newest (`at`); `midRun`: as for `behind`. */
   | { is: 'same'; at: SeenHead; undone: ReadonlySet<string>; midRun: boolean }
-  /**
-   * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
-   * that recorded it was killed (at its start or a batch's head: what it acknowledged after is in the
-   * store only where the store changed it since), or the memory is older (restored, or lost then fed by
-   * an older export). `changed`: the keys the store changed since (`users:<id>`).
-   */
+  /** `changed`: the keys the store changed since `at` (`users:<id>`). */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
   /**
-   * The store holds only an older head the memory saw (`at`, a run's start, a batch's or an end head): restored,
-   * or cut back; `changed` since, as for `ahead`; `moved`: its head is later than `at` (written since: by
-   * that run before a copy was taken, or by others after the restore); `midRun`: `at` is a batch's head or
-   * where a resume began, so the store holds part of what its run sent.
+   * `moved`: its head is later than `at` (written since); `midRun`: `at` is a batch's head or where a resume began, so
+   * the store holds part of what its run sent.
    */
   | {
       is: 'behind';
@@ -101,10 +81,7 @@ export type Standing =
       moved: boolean;
       midRun: boolean;
     }
-  /**
-   * The store holds none of them: another store, or one restored to before them all (everything goes again);
-   * `instance`: the store's, where it told that alone (memoryStanding).
-   */
+  /** `instance`: the store's, where it told that alone (memoryStanding). */
   | { is: 'other'; instance?: string };
 
 /**
@@ -130,9 +107,8 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
 }
 
 /**
- * Where the store stands against a memory, for every command (a night, `doctor`, `synced show`, `synced
- * import`): by the heads its runs saw (`seen`); with none (an older examctl's memory) by the store
- * instance its header records (`recorded`): another than the store's own (`instance`) is another store.
+ * Where the store stands against a memory, for every command: by the heads its runs saw; with none (an older
+ * examctl's memory) by the store instance its header records (`recorded`) against the store's own (`instance`).
  */
 export function memoryStanding(
   seen: readonly SeenHead[],
@@ -146,10 +122,8 @@ export function memoryStanding(
 }
 
 /**
- * Which entries of a memory of `collection` go again (their digests cleared), by id and the tag they
- * were acknowledged under; none: all stand (docs/sync.md, "Where the store stands", says which, row by
- * row). An acknowledgement in flight as its batch's head was read is sent again: safe, and at most the
- * requests in flight then.
+ * Which entries of a memory of `collection` go again, by id and the tag they were acknowledged under; none: all stand
+ * (docs/sync.md, "Where the store stands"). One in flight as its batch's head was read goes again: safe.
  */
 export function sentAgain(
   found: Standing,

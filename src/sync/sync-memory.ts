@@ -41,10 +41,7 @@ import {
 } from './memory-files.js';
 
 export interface OpenMemoryOptions {
-  /**
-   * Hold the target's lock for the whole run: a run that decides from the memory
-   * (--changed-only, --disable-missing) must not have another run change it underneath.
-   */
+  /** Hold the target's lock for the whole run: a run that decides from the memory runs alone. */
   lock: boolean;
   /** A lock file's wait before a second run on the same target is refused. */
   lockTimeoutMs: number;
@@ -81,10 +78,7 @@ export class SyncMemory {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private kicked = 0;
-  /**
-   * Whether the file is of this format (a feeder appends to an older one as it is: no batch tags, which its reader
-   * refuses as damaged).
-   */
+  /** Whether the file is of this format (a feeder appends to an older one without batch tags, which it refuses). */
   current = false;
   /** The store instance an older examctl's header names (none: not recorded). */
   instance: string | undefined;
@@ -100,10 +94,7 @@ export class SyncMemory {
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
-    /**
-     * The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to
-     * it).
-     */
+    /** The populations the file records; undefined for format 1 (taken from its entries, never appended to it). */
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
@@ -135,9 +126,7 @@ export class SyncMemory {
         opened === undefined
           ? emptyContents(file, kind)
           : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
-      // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
-      // valid, only longer); a file of format 1 must be rewritten with its entries' populations, and
-      // an older format is rewritten as this one (an older examctl then refuses it, never misreads it).
+      // docs/sync.md, "Format": on a full disk only a format 1 file's rewrite is a failure.
       const format1 = contents.populations === undefined && contents.lines > 0;
       const older = contents.format !== undefined && contents.format < SYNC_MEMORY_VERSION;
       if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1 || older)) {
@@ -180,11 +169,8 @@ export class SyncMemory {
   }
 
   /**
-   * Ready to append. Bytes past what was read are other feeders' whole lines, appended since (left as they are), or a
-   * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
-   * on the memory (it decides, or no live feeding marker is there but its own) cuts anything: a feeder's write in
-   * progress can look torn to another. It is decided under LOCK on the tail read again (no feeder
-   * enters meanwhile; a line one appended since is seen, never cut: as begunAnew).
+   * Ready to append: a torn last line cut off (docs/sync.md, "Format") by a run alone on the memory only, since a
+   * feeder's write in progress can look torn to another; decided under LOCK on the tail read again.
    */
   private async openForAppend(contents: MemoryContents, handle: FileHandle, lockTimeoutMs: number): Promise<void> {
     this.handle = handle;
@@ -206,18 +192,14 @@ export class SyncMemory {
     }
   }
 
-  /**
-   * The populations real runs synced to this target (docs/sync.md, "When the memory is lost"), by
-   * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
-   */
+  /** The populations real runs synced to this target, by `populationKey` (populationsOf). */
   populations(): Map<string, PopulationRecord> {
     return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
 
   /**
-   * Records that run `run` synced the population `key` (at its start and, `ended`, its end), with
-   * the store head it saw then and the attempts a restored store undid (store-standing.ts). Not
-   * written to a format 1 file, whose writer would not read it (rewritten under the lock first).
+   * Records that run `run` synced the population `key` (at its start and, `ended`, its end), with the store head it
+   * saw then and the attempts a restored store undid (store-standing.ts). Never to a format 1 file.
    */
   recordPopulation(
     key: string,
@@ -258,10 +240,7 @@ export class SyncMemory {
     this.append(populationBody(key, { ...record, files: added }));
   }
 
-  /**
-   * Records the head a batch of acknowledgements of the run under way stands on (store-standing.ts,
-   * batchTag): its population's line again, in the group its batch's lines go in or the next.
-   */
+  /** Records the head a batch of acknowledgements stands on (store-standing.ts, batchTag). */
   recordHead(key: string, seen: SeenHead): void {
     const before = this.populationRecords?.get(key);
     if (before === undefined) return;
@@ -317,9 +296,8 @@ export class SyncMemory {
   }
 
   /**
-   * What was recorded so far on disk now, not after the group commit's delay: a run waits for
-   * this before a request whose intent it recorded goes out (SentMemory.intend). Throws when a
-   * write failed (exit 3), so nothing is sent that the memory could not put on record first.
+   * What was recorded so far on disk now (before a request whose intent it recorded goes out); throws (exit 3) when a
+   * write failed, so nothing is sent that the memory could not put on record first.
    */
   async durable(): Promise<void> {
     if (this.handle === undefined) return;
@@ -342,8 +320,7 @@ export class SyncMemory {
       await this.marker?.leave();
     }
     if (this.failure !== undefined) throw this.failure;
-    // A run that wrote the memory compacts it once it grew by half (a full run appends every id),
-    // so full nights keep it at one line per id: when no other run feeds or decides (never waits).
+    // When no other run feeds or decides (never waits): docs/sync.md, "Format".
     if ((this.lock ?? this.marker) !== undefined && overgrown(this.lines, this.entries.size))
       await compactIdle(this.file, this.kind, this.target);
   }

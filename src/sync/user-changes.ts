@@ -46,10 +46,8 @@ function isDefault(value: unknown): boolean {
 }
 
 /**
- * What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields
- * sent, the leaver's mark). An entry distrusted (its digest cleared: the store changed the user since,
- * or a request may have changed it unanswered) says an update with no field known: what it last sent
- * is no longer what the target holds.
+ * What examctl last sent, as the sync memory keeps it. An entry distrusted (its digest cleared) says an update with no
+ * field known: what it last sent is no longer what the target holds.
  */
 export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefined {
   if (entry === undefined || entry.tentative === true) return undefined;

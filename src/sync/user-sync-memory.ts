@@ -113,10 +113,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
   private readonly neverCreated = new WeakSet<UserRequest>();
-  /**
-   * A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the
-   * file gives it.
-   */
+  /** A request examctl added to (a leaver back, prunes): the request as the file gives it. */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
@@ -124,9 +121,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
   private told = false;
-  /**
-   * With --changed-only where the store cannot say what it changed, the schedule memory's candidates (`registrations`).
-   */
+  /** With --changed-only where the store cannot say what it changed: `registrations`. */
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
@@ -142,9 +137,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
-  /**
-   * Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice.
-   */
+  /** While `describePlan` judges the file: what the run itself says (kept links) is not said twice. */
   private counting = false;
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
   private beforeView: Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'> | null = null;
@@ -161,10 +154,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     super('users', flags, deps, target, digestedAs(flags.population));
   }
 
-  /**
-   * The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's
-   * percentages are of.
-   */
+  /** This run's population's users, not disabled: what --max-disable's and --max-prune's percentages are of. */
   private rememberedHere(memory: SyncMemory): number {
     const population = this.flags.population;
     // A run that leaves users in their populations (populationOf) may touch any of them: all count.
@@ -190,16 +180,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.flags.population);
       }
-      // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything
-      // is sent.
+      // Ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.flags.reallyNewIds !== true) await this.readFile(memory);
     });
   }
 
-  /**
-   * The target's API, open: on the local target each user's before values (docs/plan.md) are the
-   * store's record, read through the engine's own view of it; a remote API has none: what examctl last sent.
-   */
+  /** Before values (docs/plan.md): the local store's record; a remote API has none: what examctl last sent. */
   opened(api: IntegrationApi | null): void {
     this.beforeView = localDirectoryOf(api) ?? null;
   }
@@ -473,10 +459,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
 
-  /**
-   * A unit sent, with each field it changes: before from the local store, else from what examctl last sent
-   * (docs/plan.md).
-   */
+  /** A unit sent, with each field it changes (docs/plan.md). */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
@@ -539,16 +522,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     );
   }
 
-  /**
-   * A record to its unit: with --changed-only, a table row whose raw digest is its entry's is that
-   * entry's request, not built (docs/sync.md, "The raw digest"); any other row is built.
-   */
+  /** With --changed-only, a row whose raw digest is its entry's is not built (docs/sync.md, "The raw digest"). */
   recordUnit(record: InputRecord): Unit<UserRequest> {
     // Made before the unit is built (coercion works in the record's fields), only where used: not
     // for an entry an older examctl wrote without one (that night costs what it did).
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-    // A table's Hierarchies column states "no managed links" in an empty cell (a JSON record without the key states
-    // nothing).
     if (record.raw !== undefined) this.hierarchiesColumn ??= record.raw.names?.includes('Hierarchies');
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
@@ -598,11 +576,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return rows === unit.rows ? unit : { ...unit, rows };
   }
 
-  /**
-   * What the run would do with `records` (the file, read again), each judged as the run judges it,
-   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"), in the words every plan
-   * says (plan-actions.ts). Known once `prepare` ran.
-   */
+  /** The remote confirmation's plan (docs/sync.md, "The plan"): `records` judged as the run judges them. */
   async describePlan(records: AsyncIterable<InputRecord>): Promise<string> {
     const counts: ActionCounts = {};
     const count = (action: PlanAction) => {
@@ -687,10 +661,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return { ...outcome, errors, status: errors.length === 0 ? 'ok' : 'partial' };
   }
 
-  /**
-   * A partial mover (the file's entry failed, examctl's DELETEs went through): the deleted links
-   * leave the memory, its digest is cleared (docs/sync.md, "A link that is already gone").
-   */
+  /** A partial mover (its DELETEs went through): docs/sync.md, "A link that is already gone". */
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
     const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;

@@ -38,10 +38,7 @@ interface DeltaBody {
   lines: KindLines;
 }
 
-/**
- * The address of a batch of intents (`intents-<n>`) or a delta (`delta-<n>`): the memory's address with `-<what>` added
- * to its path.
- */
+/** The address of a batch of intents (`intents-<n>`) or a delta (`delta-<n>`) beside the memory's. */
 export function besideAddress(address: string, what: string): string {
   const url = new URL(address);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}-${what}`;
@@ -90,10 +87,8 @@ export async function storeDelta(
 }
 
 /**
- * The memory a service holds on top of `document` (none: no memory yet): its deltas appended to
- * its texts, its serial the last delta's, and what a run that never stored its end wrote ahead on
- * that (`folded`: intentsToFold, not in the document's texts); with `parse`, its memories parsed
- * again with both (a reader's; a run's copy parses its files). Also how many deltas it read, and their size.
+ * The memory a service holds on top of `document`: its deltas appended to its texts, and what a run that never stored
+ * its end wrote ahead on that (`folded`, not in the texts); with `parse`, its memories parsed again with both.
  */
 export async function readServiceMemory(
   service: StateService,
@@ -225,10 +220,7 @@ export async function forgetBeside(service: StateService): Promise<void> {
     });
 }
 
-/**
- * A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first
- * missing.
- */
+/** The batches of intents or the deltas removed, up to the first missing. */
 async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
   for (let n = what === 'delta-' ? 1 : 0; ; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
@@ -237,10 +229,7 @@ async function removeBeside(service: StateService, what: 'intents-' | 'delta-'):
   }
 }
 
-/**
- * A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known),
- * returned.
- */
+/** A batch's or a delta's document read and checked: one that does not hold is an exit 2 error, returned. */
 function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
   let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
   try {
