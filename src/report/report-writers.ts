@@ -194,7 +194,7 @@ export class JsonReportWriter implements ReportSink {
   // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
   item(entry: ReportEntry): void | Promise<void> {
     this.plan?.add(entry.item);
-    if (entry.item.removed !== undefined && entry.item.status !== 'failed') this.movers += 1;
+    if (itemAction(entry.item) === 'prune') this.movers += 1;
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);

@@ -15,6 +15,7 @@ import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-c
 import { messageOf, UsageError } from '../system/errors.js';
 import type { CodeOfExit } from '../system/error-codes.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
+import { formatCount } from '../formats/number-format.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
@@ -366,9 +367,6 @@ export abstract class SentMemory<P> {
           `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
       );
     }
-    // Another store's memory in a deciding run: its summary and report say so (noMemorySentence).
-    if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
-      await say(this.deps, `note: ${words}`);
     this.undoneNow =
       stands.is === 'same' || stands.is === 'behind'
         ? [...stands.undone]
@@ -376,18 +374,26 @@ export abstract class SentMemory<P> {
           ? own.map(([, , at]) => at)
           : [];
     this.undone = undoneBy([...(newest?.undone ?? []), ...this.undoneNow]);
-    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned).
-    if (stands.is === 'other') {
-      for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
-      return;
-    }
-    const again = unheaded ? () => true : sentAgain(stands, this.kind);
-    if (again === undefined) return;
+    const again = stands.is === 'other' ? undefined : unheaded ? () => true : sentAgain(stands, this.kind);
     // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
       stands.is !== 'ahead' || this.kind !== 'users' || entry.population === this.flags.population;
-    for (const [id, entry] of [...this.memory!.entries])
-      if (entry.digest !== '' && ours(entry) && again(id, entry.acked)) this.distrust(id, entry);
+    const resend =
+      again === undefined
+        ? []
+        : [...this.memory!.entries].filter(
+            ([id, entry]) => entry.digest !== '' && ours(entry) && again(id, entry.acked),
+          );
+    for (const [id, entry] of resend) this.distrust(id, entry);
+    // Another store's memory in a deciding run: its summary and report say so (noMemorySentence). What goes again
+    // is counted, so a night after a restore says how much the restore cost.
+    if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
+      await say(
+        this.deps,
+        `note: ${words}${resend.length > 0 ? `: ${formatCount(resend.length)} ${resend.length === 1 ? this.kind.slice(0, -1) : this.kind}` : ''}`,
+      );
+    // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned).
+    if (stands.is === 'other') for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
   }
 
   /**

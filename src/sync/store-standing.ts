@@ -157,8 +157,8 @@ export function headsToAsk(seen: readonly SeenHead[]): string[] {
  * What a night or `doctor` says of a standing, if anything: a store restored, or another one. A store
  * at the head an attempt began at, where `entries` (of `collection`, by id) hold nothing that attempt
  * acknowledged, lost nothing: that attempt was killed before its first commit, and no restore is said. A
- * store past a run's start head holds part of what that run sent only where it changed what the memory
- * acknowledged after that head (else others wrote it after the restore).
+ * store past a run's start or end head holds part of what was sent after it only where it changed what the
+ * memory acknowledged after that head (else others wrote it after the restore: a user sync before a schedule push).
  */
 export function standingWords(
   found: Standing,
@@ -178,7 +178,7 @@ export function standingWords(
     found.midRun ||
     (found.is === 'behind' &&
       found.moved &&
-      (end || ackedAny(entries, (id, acked) => undone(acked) && found.changed.has(`${collection}:${id}`))));
+      ackedAny(entries, (id, acked) => undone(acked) && found.changed.has(`${collection}:${id}`)));
   const where = partway
     ? `a point after run ${run} ${end ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
     : `where run ${run} ${end ? 'left' : 'found'} it`;

@@ -210,7 +210,7 @@ export const ERROR_CODES = {
     title: 'locked by another examctl',
     cause:
       'Another examctl (a run, `local serve`, a `config` command) holds a lock examctl waits for past `EXAMCTL_LOCK_TIMEOUT_MS`: a local store, the config directory. The message names which, and the process holding it.',
-    fix: 'Wait for it to end, or stop it. A lock left by a process that died is taken over without you.',
+    fix: 'Wait for it to end, or stop it. A lock left by a process that died on this host is taken over without you; one of another host (a store or memory on a shared folder) never is: once that process no longer runs, remove the `LOCK` file the message names.',
   },
   E3021: {
     title: 'sync memory locked',

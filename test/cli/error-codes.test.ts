@@ -26,6 +26,15 @@ describe('examctl explain', () => {
       expect(io.stdout.text).toContain(`Fix: ${ERROR_CODES.E3020.fix}`);
     }));
 
+  it("E3020's fix is the refusal's: a lock of another host (a shared folder) is never taken over, its LOCK is removed", () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', 'E3020'], io.deps)).toBe(0);
+      const fix = io.stdout.text.slice(io.stdout.text.indexOf('Fix:'));
+      expect(fix).toContain('another host');
+      expect(fix).toContain('LOCK');
+    }));
+
   it('--json: the entry as one document', () =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);

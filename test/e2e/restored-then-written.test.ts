@@ -71,6 +71,8 @@ async function forked(target: () => string[]): Promise<void> {
   const again = await sync(target());
   expect(again.code, again.stderr).toBe(0);
   expect(again.stderr).toContain(`where run ${two.run} found it`);
+  // What it sends again, counted: the users night Two had acknowledged.
+  expect(again.stderr).toContain(`acknowledged since is sent again: ${USERS} users`);
   expect(again.stderr).not.toContain('only part of');
   expect(await holding('Two')).toBe(USERS);
 }

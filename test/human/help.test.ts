@@ -161,6 +161,14 @@ describe('--help', () => {
       expect(io.stdout.text).toContain(flag);
   });
 
+  it('synced unlock: an example without --sync-dir says where the state service is named then (EXAMCTL_SYNC_DIR)', async () => {
+    // Without a state service, unlock refuses (E2000): a sync directory's lock needs no release.
+    const examples = (await helpOf(['synced', 'unlock'])).stdout.split('\nExamples:\n')[1]!;
+    const bare = examples.split('\n').findIndex((line) => /\$ examctl synced unlock \S+$/.test(line));
+    expect(bare).toBeGreaterThan(0);
+    expect(examples.split('\n')[bare - 1]).toContain('EXAMCTL_SYNC_DIR');
+  });
+
   it('`examctl help user sync` shows the help of user sync; `help environment` the environment variables', async () => {
     const io = testDeps('/');
     expect(await runCli(['help', 'user', 'sync'], io.deps)).toBe(0);

@@ -60,6 +60,23 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     expect(standingWords(forked, 'local', [['u1', { acked: 'attemptB' }]], 'users')).toContain(
       'back at where run r2 found it',
     );
+    // Restored to where r1 ended (a backup after a night; r2 began later, another command wrote between), then
+    // another command wrote again: it holds nothing r2 sent, so where r1 left it; part of it only where it
+    // changed what r2 acknowledged.
+    const nights: SeenHead[] = [
+      seen[0]!,
+      seen[1]!,
+      ['C'.repeat(22), 'r2', 'attemptC', false],
+      ['D'.repeat(22), 'r2', 'attemptC', true],
+    ];
+    const afterEnd: [string, { acked: string }][] = [['S1', { acked: 'attemptC' }]];
+    const othersWrote = standing(nights, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['users:u1'] });
+    expect(othersWrote).toMatchObject({ is: 'behind', at: nights[1], moved: true });
+    expect(standingWords(othersWrote, 'local', afterEnd, 'schedules')).toContain('back at where run r1 left it');
+    const partOfIt = standing(nights, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['schedules:S1'] });
+    expect(standingWords(partOfIt, 'local', afterEnd, 'schedules')).toContain(
+      'back at a point after run r1 ended, with only part of what was written since',
+    );
     // At the head a resume of r2 began at: it holds what r2's first attempt sent before it was killed.
     const resumedAt: SeenHead[] = [...seen.slice(0, 3), ['G'.repeat(22), 'r2', 'attemptB2', false], seen[3]!];
     const copy = standing(resumedAt, { head: 'G'.repeat(22), holds: ['B'.repeat(22), 'G'.repeat(22)], changed: [] });

@@ -174,7 +174,7 @@ export const SYNCED_UNLOCK = declareCommand({
   description:
     "release the lock a killed run left on a state service's sync memory (as terraform force-unlock): only when that run no longer runs",
   examples: [
-    '# the refusal names the holder and its lock id',
+    '# in the job whose EXAMCTL_SYNC_DIR names the state service: the lock id its refusal named',
     'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f',
     'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f --sync-dir https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl',
   ],

@@ -19,6 +19,7 @@ import { takeTableFlags } from '../../flags/option-table.js';
 import { commandName } from '../command-declaration.js';
 import type { RerunInput } from '../../pipeline/record-job.js';
 import type { SummaryNote } from '../../report/report-writers.js';
+import { itemAction } from '../../report/plan-actions.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
@@ -170,7 +171,7 @@ const DISABLED_NOTE: SummaryNote = {
  * it too.
  */
 const MOVERS_NOTE: SummaryNote = {
-  counts: (item) => item.removed !== undefined && item.status !== 'failed',
+  counts: (item) => itemAction(item) === 'prune',
   words: (count, dryRun) =>
     `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
   inDryRun: true,
