@@ -36,17 +36,6 @@ interface Pending {
   reject: (reason: unknown) => void;
 }
 
-const PIPELINE = process.env.EXAMCTL_PIPE === '1';
-const MAX_PIPELINED = 16;
-const FILL = process.env.EXAMCTL_PIPE_FILL === '1';
-const DEPTH = Number(process.env.EXAMCTL_PIPE_DEPTH ?? 2);
-
-interface InFlight {
-  outcomes: Outcome[];
-  write: Promise<void>;
-  settled: Promise<{ error: unknown } | undefined>;
-}
-
 type Outcome =
   | { pending: Pending; ok: true; result: unknown; serialized: string }
   | { pending: Pending; ok: false; error: unknown };
@@ -58,8 +47,6 @@ export class GroupCommit {
   private serial: Promise<unknown> = Promise.resolve();
   /** The journal line on its way to the disk: memory shows its changes already. */
   private writing: Promise<void> | undefined;
-  /** Set while a session with a line in flight waits for the next submission. */
-  private wake: (() => void) | undefined;
 
   constructor(private readonly steps: CommitSteps) {}
 
@@ -73,11 +60,7 @@ export class GroupCommit {
   submit<T>(decide: Decide): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({ decide, resolve: resolve as (value: unknown) => void, reject });
-      if (this.wake !== undefined) {
-        const wake = this.wake;
-        this.wake = undefined;
-        wake();
-      } else this.scheduleSession();
+      this.scheduleSession();
     });
   }
 
@@ -132,63 +115,26 @@ export class GroupCommit {
       return;
     }
     this.sessionScheduled = false;
-    const inFlight: InFlight[] = [];
-    let batches = 0;
-    const startBatch = (): void => {
-      const outcomes = this.decideWaiting();
-      batches += 1;
-      const serialized = outcomes.flatMap((outcome) =>
-        outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : [],
-      );
-      const previous = inFlight.at(-1)?.write;
+    const outcomes = this.decideWaiting();
+    const serialized = outcomes.flatMap((outcome) =>
+      outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : [],
+    );
+    try {
       // Started in the same synchronous stretch as the decisions: whenDurable covers them at once.
-      const write =
-        serialized.length === 0
-          ? (previous ?? Promise.resolve())
-          : previous === undefined
-            ? steps.append(serialized)
-            : previous.then(() => steps.append(serialized));
-      this.writing = write;
-      inFlight.push({
-        outcomes,
-        write,
-        settled: write.then(
-          () => undefined,
-          (error: unknown) => ({ error }),
-        ),
-      });
-    };
-    startBatch();
-    while (inFlight.length > 0) {
-      const pipelining = PIPELINE && !steps.stale() && batches < MAX_PIPELINED && inFlight.length < DEPTH;
-      const need = FILL ? inFlight.at(-1)!.outcomes.length : 1;
-      const woken = pipelining ? this.nextSubmission(this.waiting.length >= need) : undefined;
-      const first = inFlight[0]!;
-      const event = await (woken === undefined
-        ? first.settled.then((failed) => ({ failed }))
-        : Promise.race([first.settled.then((failed) => ({ failed })), woken.then(() => 'woken' as const)]));
-      this.wake = undefined;
-      if (event === 'woken') {
-        if (this.waiting.length >= need && !steps.stale()) startBatch();
-        continue;
-      }
-      inFlight.shift();
-      if (event.failed !== undefined) {
-        steps.markStale();
-        for (const { pending } of first.outcomes) pending.reject(event.failed.error);
-        // Decided on top of the refused line: never written; decided again after the reload.
-        this.waiting.unshift(...inFlight.flatMap((batch) => batch.outcomes.map((outcome) => outcome.pending)));
-        this.writing = undefined;
-        await steps.releaseLock().catch(() => undefined);
-        if (this.waiting.length > 0) this.scheduleSession();
-        return;
-      }
-      for (const outcome of first.outcomes) {
-        if (outcome.ok) outcome.pending.resolve(outcome.result);
-        else outcome.pending.reject(outcome.error);
-      }
+      if (serialized.length > 0) await (this.writing = steps.append(serialized));
+    } catch (error) {
+      steps.markStale();
+      for (const { pending } of outcomes) pending.reject(error);
+      await steps.releaseLock().catch(() => undefined);
+      if (this.waiting.length > 0) this.scheduleSession();
+      return;
+    } finally {
+      this.writing = undefined;
     }
-    this.writing = undefined;
+    for (const outcome of outcomes) {
+      if (outcome.ok) outcome.pending.resolve(outcome.result);
+      else outcome.pending.reject(outcome.error);
+    }
     try {
       await steps.afterCommit();
     } catch {
@@ -200,14 +146,6 @@ export class GroupCommit {
       await steps.keepLock().catch(() => undefined);
     }
     if (this.waiting.length > 0) this.scheduleSession();
-  }
-
-  /** Resolves at the end of the turn in which the next transaction is submitted. */
-  private nextSubmission(ready: boolean): Promise<void> {
-    if (ready) return endOfTurn();
-    return new Promise<void>((resolve) => {
-      this.wake = () => setImmediate(resolve);
-    });
   }
 
   /** Decides the waiting transactions in order; after one that left memory stale, the rest wait for a reload. */
