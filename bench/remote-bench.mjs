@@ -8,7 +8,7 @@
 // Run after `npm run build`:  node bench/remote-bench.mjs [users] [concurrency]
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +132,20 @@ export async function withSendingPhase(latencyMs, measure) {
   return result;
 }
 
+/**
+ * Lines in a durable server's journals so far (the durable minimal server's file, or the journal of
+ * `local serve`'s store): a compaction between two counts makes their difference meaningless.
+ */
+export function journalLines(target) {
+  const inStore = join(target.dir, 'store');
+  const files = existsSync(inStore)
+    ? readdirSync(inStore)
+        .filter((name) => name.startsWith('journal'))
+        .map((name) => join(inStore, name))
+    : [join(target.dir, 'journal')];
+  return files.reduce((lines, file) => lines + readFileSync(file, 'utf8').split('\n').length - 1, 0);
+}
+
 /** One measurement on a server of its own, started for it and stopped after. */
 export async function onFresh(start, measure) {
   const target = await start();
@@ -148,6 +162,7 @@ async function inScratchDir(prefix, start) {
   const server = await start(dir);
   return {
     ...server,
+    dir,
     close: async () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

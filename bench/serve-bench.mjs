@@ -1,6 +1,6 @@
 // `local serve` under load (issue 12): run after `npm run build`.
 //   node bench/serve-bench.mjs [rounds]
-//   node bench/serve-bench.mjs cpu [rounds] [other bin/examctl]: pairedServeCpu (below), both processes' CPU per
+//   node bench/serve-bench.mjs cpu [rounds] [other bin/examctl]: pairedServeCpu (below), both processes' CPU and the journal lines per
 //   request; with another build's bin, its local serve in the same rounds (an A/B of two builds)
 // 1. Head-of-line blocking: 300 users with a Password created at concurrency 64 while 4 loops GET
 //    a review session; the GETs' latency percentiles during that load.
@@ -23,6 +23,7 @@ import {
   bareLoop,
   cliSync,
   closedLoop,
+  journalLines,
   localServe,
   minimalDurableServer,
   minimalServer,
@@ -279,9 +280,11 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
         await bareLoop(target, 2_000, concurrency, 'warm');
         const server = cpuMs(target.pid);
         const threads = threadCpuMs(target.pid);
+        const lines = journalLines(target);
         const client = process.cpuUsage();
         const rate = await bareLoop(target, users, concurrency, 't');
         const used = process.cpuUsage(client);
+        const written = journalLines(target) - lines;
         const after = threadCpuMs(target.pid);
         const perThousand = (ms) => (ms / users) * 1000;
         return {
@@ -290,6 +293,7 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
           main: perThousand(after.main - threads.main),
           others: perThousand(after.others - threads.others),
           client: perThousand((used.user + used.system) / 1000),
+          lines: perThousand(written),
         };
       });
     }
@@ -335,6 +339,12 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
       value: +median(got.map((round) => round.serve.main / round.durable.main)).toFixed(2),
       goal: '',
       detail: `local serve ${list(column('serve', 'main'), 0)}, other threads ${list(column('serve', 'others'), 0)}; durable ${list(column('durable', 'main'), 0)}, other threads ${list(column('durable', 'others'), 0)}`,
+    },
+    {
+      measure: '  journal lines per 1,000 users: local serve / durable minimal server',
+      value: +median(got.map((round) => round.serve.lines / round.durable.lines)).toFixed(2),
+      goal: '',
+      detail: `local serve ${list(column('serve', 'lines'), 0)}; durable ${list(column('durable', 'lines'), 0)}`,
     },
     {
       measure: "  the loop's CPU ms per 1,000 users against local serve / against the durable minimal server",
