@@ -149,6 +149,9 @@ export abstract class SentMemory<P> {
    */
   private undone: (acked: string | undefined) => boolean = () => false;
   private undoneNow: string[] = [];
+  /** Entries the store's standing makes go again, as the memory trusted them: a resend of that very row says why. */
+  private readonly goneAgain = new Map<string, MemoryEntry>();
+  private againWhy = '';
   /**
    * The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused`
    * puts back.
@@ -384,7 +387,15 @@ export abstract class SentMemory<P> {
         : [...this.memory!.entries].filter(
             ([id, entry]) => entry.digest !== '' && ours(entry) && again(id, entry.acked),
           );
-    for (const [id, entry] of resend) this.distrust(id, entry);
+    for (const [id, entry] of resend) {
+      this.goneAgain.set(id, entry);
+      this.distrust(id, entry);
+    }
+    this.againWhy = unheaded
+      ? "the memory (an older examctl's) records no store head to check it against"
+      : stands.is === 'ahead'
+        ? 'the store changed it after the newest head the memory saw (a killed run, or another writer)'
+        : 'the store was restored to before that';
     // Another store's memory in a deciding run: its summary and report say so (noMemorySentence). What goes again
     // is counted, so a night after a restore says how much the restore cost.
     if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
@@ -693,7 +704,8 @@ export abstract class SentMemory<P> {
   }
 
   /** A remote answer's action, from the memory as it was before (docs/sync.md, "Created or updated"). */
-  answered(payload: P, id: string | null, outcome: Outcome): Outcome {
+  answered(payload: P, id: string | null, given: Outcome): Outcome {
+    const outcome = this.goneAgain.size === 0 ? given : this.sentAgainWhy(payload, id, given);
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before. Acknowledged to an
@@ -711,6 +723,17 @@ export abstract class SentMemory<P> {
     return plain
       ? { status: outcome.status, errors: outcome.errors, action: action ?? 'sent' }
       : { ...outcome, action: action ?? 'sent' };
+  }
+
+  /**
+   * A row the file did not change, sent only because the store's standing took back its acknowledgement
+   * (docs/sync.md, "Where the store stands"): its note says so, so the report tells it from a changed row.
+   */
+  private sentAgainWhy(payload: P, id: string | null, outcome: Outcome): Outcome {
+    const gone = id === null ? undefined : this.goneAgain.get(id);
+    if (gone === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
+    if (gone.digest !== this.digestOf(payload)) return outcome;
+    return { ...outcome, note: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
   }
 
   /**

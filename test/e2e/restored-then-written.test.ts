@@ -30,13 +30,19 @@ async function holding(value: string): Promise<number> {
   return world.Users.filter((user) => user.ExternalId.startsWith('k-') && user.FirstName === value).length;
 }
 
-async function sync(target: string[]): Promise<{ code: number; run: string; stderr: string }> {
+async function sync(target: string[]): Promise<{ code: number; run: string; stderr: string; notes: string[] }> {
   const done = await examctl(
     ['--json', 'user', 'sync', '--changed-only', '--file', 'users.csv', ...target],
     place.dir,
     place.env,
   );
-  return { code: done.code ?? -1, run: (JSON.parse(done.stdout) as { run: string }).run, stderr: done.stderr };
+  const report = JSON.parse(done.stdout) as { run: string; items: { note?: string }[] };
+  return {
+    code: done.code ?? -1,
+    run: report.run,
+    stderr: done.stderr,
+    notes: report.items.map((item) => item.note ?? ''),
+  };
 }
 
 /** The sync memory check of `doctor --json`. */
@@ -73,6 +79,9 @@ async function forked(target: () => string[]): Promise<void> {
   expect(again.stderr).toContain(`where run ${two.run} found it`);
   // What it sends again, counted: the users night Two had acknowledged.
   expect(again.stderr).toContain(`acknowledged since is sent again: ${USERS} users`);
+  // Each row says why it went, though the file did not change it.
+  const why = `sent again: run ${two.run} acknowledged it, and the store was restored to before that`;
+  expect(again.notes.filter((note) => note === why)).toHaveLength(USERS);
   expect(again.stderr).not.toContain('only part of');
   expect(await holding('Two')).toBe(USERS);
 }
