@@ -7,6 +7,8 @@ import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
 import {
+  APPLIED_BEFORE_INTERRUPT,
+  appliedHeads,
   appliedItem,
   currentTrust,
   keptButLost,
@@ -135,6 +137,9 @@ export async function startJournaling(
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
     const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
+    // Where this attempt begins: what it applies is judged against it by a later resume (keptButLost).
+    const attemptHead = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
+    if (attemptHead !== undefined) await journal.attemptHead(attemptHead);
     if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
     // Whether the store holds what a unit of a key it changed since the run began would write: that
     // change is the run's exactly then, else another writer's (or a restore's and one since). A
@@ -208,7 +213,8 @@ export async function startJournaling(
             (lost.has(n) || otherValues.has(n)) &&
             outcome.status !== 'failed' &&
             outcome.action !== 'unchanged' &&
-            outcome.note === undefined
+            // Its own words, not the memory's (sent-memory.ts, sentAgainWhy): the resume knows which attempt's.
+            (outcome.note === undefined || outcome.note.startsWith('sent again: '))
           )
             return {
               ...outcome,
@@ -334,15 +340,20 @@ async function storeSinceStart(
 ): Promise<SinceStart> {
   const head = record.header.storeHead;
   if (head === undefined) return NOTHING_KNOWN;
-  const standing = await storeHead(target, [head], true).catch(() => undefined);
-  if (standing === undefined) return NOTHING_KNOWN;
-  // Restored to before the run began: every unit an attempt applied is gone.
-  if (!standing.holds.includes(head)) return { applied: undefined, lost: keptButLost(record, undefined) };
   const prefix = `${collection}:`;
-  const applied = new Set(
-    standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)),
-  );
-  return { applied, lost: keptButLost(record, applied) };
+  // Each attempt's start head the store holds, with the keys it changed since (keptButLost); the run's own first.
+  const changedSince = new Map<string, ReadonlySet<string>>();
+  for (const at of new Set([head, ...appliedHeads(record)])) {
+    const standing = await storeHead(target, [at], true).catch(() => undefined);
+    if (standing === undefined) return NOTHING_KNOWN;
+    if (standing.holds.includes(at))
+      changedSince.set(
+        at,
+        new Set(standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length))),
+      );
+  }
+  // Undefined: restored to before the run began.
+  return { applied: changedSince.get(head), lost: keptButLost(record, changedSince) };
 }
 
 /** The note a resume gives, once, where the store lost units an earlier attempt applied. */
@@ -362,7 +373,7 @@ function appliedBeforeInterrupt(run: string, read: boolean): Pick<Outcome, 'stat
     status: 'ok',
     errors: [],
     action: 'sent',
-    note: `applied by the interrupted attempt of run ${run} before the interrupt (the store changed it after the run began${read ? ', to what it writes' : ''}): not sent again`,
+    note: `${APPLIED_BEFORE_INTERRUPT}${run} before the interrupt (the store changed it after the run began${read ? ', to what it writes' : ''}): not sent again`,
   };
 }
 

@@ -6,6 +6,7 @@ export { newRunId } from './run-id.js';
 export { resolveRunsDir } from './runs-dir.js';
 export { recordedOptions } from './recorded-options.js';
 export type { EndReason, ItemRef } from './journal-lines.js';
+export { APPLIED_BEFORE_INTERRUPT } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
   scanRun,
@@ -32,6 +33,7 @@ export {
   planResume,
   appliedItem,
   keptButLost,
+  appliedHeads,
   settleInFlight,
   openResume,
   type OpenedResume,

@@ -122,8 +122,14 @@ export function isUnchangedNote(note: string | undefined): boolean {
 }
 
 /**
- * A format 3 journal's start head of a served store, read as the header's `storeHead` (docs/runs.md, "Applied before
- * the interrupt"); examctl writes the head in the header.
+ * The note of an item a resume found applied by the interrupted attempt before it (its key changed since the run's
+ * start head): judged against that head, not the noting attempt's (keptButLost).
+ */
+export const APPLIED_BEFORE_INTERRUPT = 'applied by the interrupted attempt of run ';
+
+/**
+ * The store's head as a resume's attempt began, after its `resume` line (docs/runs.md, "A store restored under a
+ * run"); before any, a format 3 journal's start head of a served store, read as the header's `storeHead`.
  */
 interface HeadLine {
   t: 'head';

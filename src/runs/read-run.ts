@@ -70,6 +70,8 @@ export interface JournalHead {
   validLength: number;
   /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
   unchanged: UnchangedPositions;
+  /** Each resume's attempt: its `resume` line's offset, and the store head it began at (its `head` line), if said. */
+  attempts: { at: number; head?: string }[];
 }
 
 type RunState = 'running' | 'interrupted' | 'finished' | 'store-replaced' | 'refused';
@@ -137,6 +139,7 @@ export async function readJournal(
   let end: EndLine | undefined;
   let validLength = 0;
   const unchanged = new UnchangedPositions();
+  const attempts: JournalHead['attempts'] = [];
   try {
     await streamLines(handle, (raw) => {
       // A write a kill cut short (the newline is its last byte): never acknowledged, so a sent
@@ -149,12 +152,17 @@ export async function readJournal(
         case 'run':
           header = line;
           break;
-        case 'head':
-          // A format 3 journal's start head of a served store: as if in its header.
-          header = { ...header!, storeHead: header!.storeHead ?? line.head };
+        case 'head': {
+          // A resume's start head; before any resume, a format 3 journal's start head of a served store: as if in
+          // its header.
+          const attempt = attempts.at(-1);
+          if (attempt === undefined) header = { ...header!, storeHead: header!.storeHead ?? line.head };
+          else attempt.head ??= line.head;
           break;
+        }
         case 'resume':
           end = undefined;
+          attempts.push({ at: raw.start });
           break;
         case 'end':
           end = line;
@@ -183,7 +191,10 @@ export async function readJournal(
         `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`,
       );
     }
-    return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
+    return {
+      head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged, attempts },
+      handle,
+    };
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -285,6 +296,20 @@ export class RunIndex {
       if (this.kept(n)) kept += 1;
     }
     return kept;
+  }
+
+  /**
+   * The store head the attempt that wrote item `n`'s deciding line began at: the header's `storeHead` for the first,
+   * a resume's own where it said one (else the attempt's before it).
+   */
+  headBefore(n: number): string | undefined {
+    const at = this.states.offset(n);
+    let head = this.header.storeHead;
+    for (const attempt of this.attempts) {
+      if (attempt.at > at) break;
+      head = attempt.head ?? head;
+    }
+    return head;
   }
 
   /**

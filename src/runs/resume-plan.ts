@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
 import {
+  APPLIED_BEFORE_INTERRUPT,
   finishesRun,
   isUnchangedNote,
   type InputFingerprint,
@@ -112,20 +113,38 @@ export function appliedItem(item: ReportItem): boolean {
   return (item.status === 'ok' || item.status === 'partial') && item.action !== 'left' && !isUnchangedNote(item.note);
 }
 
+/** The head a kept item is judged against: its attempt's, or the run's where a resume found it applied before. */
+const headOf = (record: Pick<RunIndex, 'headBefore' | 'header'>, n: number, item: ReportItem): string | undefined =>
+  item.note?.startsWith(APPLIED_BEFORE_INTERRUPT) === true ? record.header.storeHead : record.headBefore(n);
+
+/** The start heads of the attempts that applied the kept items: keptButLost asks the store of each. */
+export function appliedHeads(record: Pick<RunIndex, 'keptItems' | 'headBefore' | 'header'>): Set<string> {
+  const heads = new Set<string>();
+  for (const [n, item] of record.keptItems()) {
+    const head = appliedItem(item) ? headOf(record, n, item) : undefined;
+    if (head !== undefined) heads.add(head);
+  }
+  return heads;
+}
+
 /**
- * The kept items a store restored under the run no longer holds (docs/runs.md, "A store restored
- * under a run"): each applied one whose key is not among `changed`, the keys the store changed after
- * the run began; every applied one where `changed` is undefined (the store does not hold the run's
- * start: restored to before it began). Sent again, as never sent. An `unchanged` answer (a no-op
- * update) wrote nothing, so a store holding the run's start holds it as it was.
+ * The kept items a store restored under the run no longer holds (docs/runs.md, "A store restored under a run"),
+ * each judged against the head the attempt that applied it began at: `changedSince` gives, for each such head the
+ * store holds, the keys it changed after it. Lost: an applied one whose head the store does not hold (restored to
+ * before that attempt began), or whose key it did not change since. Sent again, as never sent. An `unchanged` answer
+ * (a no-op update) wrote nothing, so a store holding that head holds it as it was.
  */
 export function keptButLost(
-  record: Pick<RunIndex, 'keptItems'>,
-  changed: ReadonlySet<string> | undefined,
+  record: Pick<RunIndex, 'keptItems' | 'headBefore' | 'header'>,
+  changedSince: ReadonlyMap<string, ReadonlySet<string>>,
 ): Set<number> {
   const lost = new Set<number>();
-  for (const [n, item] of record.keptItems())
-    if (appliedItem(item) && (changed === undefined || (changedHere(item) && !changed.has(item.id!)))) lost.add(n);
+  for (const [n, item] of record.keptItems()) {
+    const head = appliedItem(item) ? headOf(record, n, item) : undefined;
+    if (head === undefined) continue;
+    const changed = changedSince.get(head);
+    if (changed === undefined || (changedHere(item) && !changed.has(item.id!))) lost.add(n);
+  }
   return lost;
 }
 
@@ -234,7 +253,7 @@ export function recordedFlags(
 export interface OpenedResume {
   journal: RunJournal;
   /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
-  record: JournalHead & Pick<RunIndex, 'items' | 'countFrom' | 'keptItems'> & { close(): Promise<void> };
+  record: JournalHead & Pick<RunIndex, 'items' | 'countFrom' | 'keptItems' | 'headBefore'> & { close(): Promise<void> };
   plan: ResumePlan;
   /** runs resume's refusals, made again once the run holds its sync memory (sent-memory.ts). */
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;

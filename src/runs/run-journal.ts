@@ -283,6 +283,14 @@ export class RunJournal {
     }
   }
 
+  /**
+   * The store's head as a resume's attempt begins, durably before its first request: what that attempt applies
+   * is judged against it, as the first attempt's against the header's `storeHead` (docs/runs.md).
+   */
+  attemptHead(head: string): Promise<void> {
+    return this.append({ t: 'head', head });
+  }
+
   /** Closes without an end line (the run stays resumable), after writing what is queued. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -246,6 +246,17 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     { t: 'resume', stop: null, kill: true },
   ],
+  // Three nights killed as they end (the first copied at its first request), the store restored to that copy, a
+  // resume stopped at its first request, a second resume: the row the first resume applied (after the restore) stands;
+  // judged against the run's start head, which the store lacks, it went again.
+  [
+    users([0, 0, 0], null, 1, true),
+    users([0, 0, 1], null, null, true),
+    users([0, 0, 0], null, null, true),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    { t: 'resume', stop: 1 },
+    { t: 'resume', stop: null, kill: true },
+  ],
 ];
 
 /** Records per night. */
