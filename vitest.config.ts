@@ -66,6 +66,7 @@ export const SLOW = [
   'test/sync/nightly-sync.test.ts',
   'test/sync/older-run-rows.test.ts',
   'test/sync/populations.test.ts',
+  'test/sync/refused-collection.test.ts',
   'test/sync/resume-recorded-leavers.test.ts',
   'test/sync/resumed-retry.test.ts',
   'test/sync/served-store-drift.test.ts',
