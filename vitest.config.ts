@@ -40,6 +40,7 @@ export const SLOW = [
   'test/cli/review-session-stream.test.ts',
   'test/durability/chosen-id.test.ts',
   'test/durability/cli-durability.test.ts',
+  'test/durability/resent-unchanged.test.ts',
   'test/durability/run-resume.test.ts',
   'test/durability/sent-ahead.test.ts',
   'test/e2e/cli.test.ts',
