@@ -5,6 +5,7 @@ import { redactUrl } from '../domain/problem.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
 import {
   configDir,
+  configPlace,
   profileNamed,
   runConfig,
   sameUrl,
@@ -38,6 +39,8 @@ interface Setting<T> {
   value: T;
   /** `--timezone`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in`. */
   from: string;
+  /** A profile's value: where the config file writes it (`config.json:8`), for a refusal of it (settingText). */
+  at?: string;
 }
 
 /** Each setting a profile keeps, by the flag that sets it (`config set-profile`) and beats it in a run. */
@@ -71,7 +74,11 @@ export interface RunSettings {
   /** A remote target's base URL; undefined when none is configured anywhere. */
   baseUrl?: Setting<string>;
   /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
-  profile?: ActiveProfile & { via: string };
+  profile?: ActiveProfile & {
+    via: string;
+    /** Where the config file writes its mapFile, for a refusal. */
+    mapFileAt?: string;
+  };
   /**
    * The config file's profile the target takes its base URL and token from (the used one, also when a journal replays
    * another's settings).
@@ -123,7 +130,8 @@ export async function resolveSettings(
     [record?.baseUrl, `profile ${chosen?.name}`],
   ];
   const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
-  const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
+  const baseUrl: Setting<string> | undefined = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
+  if (url?.[1] === `profile ${chosen?.name}`) baseUrl!.at = configPlace(config, ['profiles', chosen!.name, 'baseUrl']);
   // Not a URL, or a user name, password or query in it: refused before the run shows or keeps it;
   // else spelt as the URL parser does, once (targetIdentity).
   const given = settingText(baseUrl, 'baseUrl');
@@ -155,6 +163,13 @@ export async function resolveSettings(
       };
     }
   }
+  // Where today's config file writes the profile's values (a journal's replayed ones are written nowhere).
+  const place = (key: string) =>
+    replay === undefined && used !== undefined
+      ? configPlace(config, ['profiles', used.name, 'defaults', key])
+      : undefined;
+  const mapFileAt = record?.defaults?.mapFile === undefined ? undefined : place('mapFile');
+  const placed = mapFileAt === undefined ? {} : { mapFileAt };
   const active: RunSettings['profile'] =
     replay !== undefined
       ? replay === null
@@ -162,7 +177,7 @@ export async function resolveSettings(
         : { ...replay, via: "the run's journal" }
       : used === undefined
         ? undefined
-        : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
+        : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env), ...placed };
   // A replay keeps the set its run journaled: without what was beaten, or an older examctl's whole (it beat all).
   const fields = replay === undefined ? await givenFields(flags, cwd) : new Map();
   const set = Object.entries(active?.defaults.set ?? {}).filter(([field]) => !fields.has(fieldKey(field)));
@@ -173,7 +188,7 @@ export async function resolveSettings(
     ...(active === undefined ? {} : { profile: active }),
     ...(used === undefined || record === undefined ? {} : { record: { ...record, name: used.name, via: used.via } }),
     ...(setAside === undefined ? {} : { setAside }),
-    values: valuesOf(flags, active),
+    values: valuesOf(flags, active, place),
   };
 }
 
@@ -210,25 +225,41 @@ function targetOf(
   return { value: 'local', from: 'built-in', unused };
 }
 
-/** A text setting as messages name its origin: the flag or variable (`--timezone`), or `profile hr: timezone`. */
+/**
+ * A text setting as a refusal names its origin: the flag or variable (`--timezone`), or a profile's key where the
+ * config file writes it (`config.json:8: profile hr: timezone`), as a refusal at load time names it. `placed` false:
+ * without the file's line, for a hint to set it (`set profile hr: baseUrl to https://...`).
+ */
 export function settingText(
   setting: Setting<string> | undefined,
   key: string,
+  placed = true,
 ): { text: string; origin: string } | undefined {
-  return setting === undefined
-    ? undefined
-    : { text: setting.value, origin: setting.from.startsWith('profile ') ? `${setting.from}: ${key}` : setting.from };
+  if (setting === undefined) return undefined;
+  if (!setting.from.startsWith('profile ')) return { text: setting.value, origin: setting.from };
+  const at = placed && setting.at !== undefined ? `${setting.at}: ` : '';
+  return { text: setting.value, origin: `${at}${setting.from}: ${key}` };
 }
 
-function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {
+function valuesOf(
+  flags: SettingFlags,
+  profile: RunSettings['profile'],
+  place: (key: string) => string | undefined,
+): SettingValues {
   const values: Record<string, Setting<unknown>> = {};
   for (const [flag, key] of VALUE_FLAGS) {
     const given = flags[key];
     // --ignore-unknown-columns has no "off": not given leaves the profile's.
     if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false))
       values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : `--${flag}` };
-    else if (profile?.defaults[key] !== undefined)
-      values[key] = { value: profile.defaults[key], from: `profile ${profile.name}` };
+    else if (profile?.defaults[key] !== undefined) {
+      const at = place(key);
+      values[key] = {
+        value: profile.defaults[key],
+        from: `profile ${profile.name}`,
+        ...(at === undefined ? {} : { at }),
+      };
+    }
   }
   return values as SettingValues;
 }

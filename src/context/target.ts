@@ -194,7 +194,11 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
     const remote = await remoteTargetOf(settings, { ...deps, tokenFile: options.tokenFile });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
-    target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
+    // A profile's URL the client would refuse is refused here, naming the config file's line; a hint to set it
+    // (doctor's too) names the key alone.
+    const placed = settingText(settings.baseUrl, 'baseUrl');
+    if (placed !== undefined) parseBaseUrl(remote.baseUrl, options.allowInsecureHttp ?? false, placed.origin);
+    target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl', false)?.origin);
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
     const here = typed ? undefined : await findStore(options, deps);
     if (here?.found === true) passed = `, the local store ${here.store} passed over`;

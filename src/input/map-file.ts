@@ -113,6 +113,8 @@ export async function readMapFile(
   origin: string,
   check?: RegularReadOptions['check'],
   same?: { sha256?: string },
+  /** Where a config file names it (`config.json:8`, a profile's): a file that cannot be read is a value refused there. */
+  at?: string,
 ): Promise<MapFileEntries> {
   let text: string;
   try {
@@ -126,7 +128,7 @@ export async function readMapFile(
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as --file's (text-source.ts).
-    throw cannotRead(origin, error);
+    throw cannotRead(at === undefined ? origin : `${at}: ${origin}`, error);
   }
   return parseMapFile(text, origin);
 }

@@ -39,7 +39,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   const profile = settings.profile;
   let profileFile;
   if (profile !== undefined) {
-    const { name, defaults, configDir } = profile;
+    const { name, defaults, configDir, mapFileAt } = profile;
     for (const [source, field] of Object.entries(defaults.map ?? {}))
       map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
     if (defaults.mapFile !== undefined) {
@@ -50,6 +50,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
         0,
         deps,
         true,
+        mapFileAt,
       );
       map.push(...profileFile.map);
       computed.push(...profileFile.computed);
@@ -109,7 +110,15 @@ export async function reportDates(
 }
 
 /** A map file's entries (input/map-file.ts) as input flags of one level. */
-async function mapFileFlags(path: string, origin: string, level: number, deps: CommandDeps, trusted = false) {
+async function mapFileFlags(
+  path: string,
+  origin: string,
+  level: number,
+  deps: CommandDeps,
+  trusted = false,
+  /** Where the config file names it (a profile's): said when it cannot be read. */
+  at?: string,
+) {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
   const entries = await readMapFile(
@@ -117,6 +126,7 @@ async function mapFileFlags(path: string, origin: string, level: number, deps: C
     origin,
     trusted ? await trustedFileCheck(origin, path, deps.env) : undefined,
     noteRead(deps, path),
+    at,
   );
   const { columns, computed } = entries;
   return {

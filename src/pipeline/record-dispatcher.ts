@@ -174,7 +174,8 @@ export class RecordDispatcher<P, R> {
         return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined) return this.notSentAfterAll(unit);
+    if (this.stop !== undefined)
+      return this.notSentAfterAll(unit, this.notSent(prepared.ok ? undefined : prepared.problems));
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
@@ -354,16 +355,17 @@ export class RecordDispatcher<P, R> {
     return skipped(unit, this.command, problems);
   }
 
-  /** The reason on an item the stopped run did not send: `runs show`'s words. */
-  private notSent(): Problem[] {
+  /** The reason on an item the stopped run did not send (`refused`: the local checks' problems with it): `runs show`'s words. */
+  private notSent(refused?: Problem[]): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
-    return [
-      problem(
-        '',
-        ErrorCode.NotSentRunStopped,
-        notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone, this.options.piped),
-      ),
-    ];
+    const reason = notSentReason(
+      this.stop?.kind === 'max-errors',
+      this.journal?.id,
+      gone,
+      this.options.piped,
+      refused !== undefined,
+    );
+    return [problem('', ErrorCode.NotSentRunStopped, reason), ...(refused ?? [])];
   }
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */

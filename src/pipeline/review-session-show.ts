@@ -7,7 +7,6 @@ import type { IntegrationApi } from '../port/integration-api.js';
 import { sessionShapeProblem } from '../domain/review-session.js';
 import { formatCount } from '../formats/number-format.js';
 import { readOutputTimes, type OutputTimes } from '../report/output-times.js';
-import type { TimeSettings } from '../domain/local-time.js';
 import { resolveSettings, settingText, type SettingFlags } from '../context/settings.js';
 import type { TablesWritten } from '../report/xlsx-report-writer.js';
 import { cutCellsWords } from '../report/xlsx-workbook.js';
@@ -56,7 +55,7 @@ export async function showReviewSessions(
   const format = flags.output === 'xlsx' ? 'xlsx' : globals.json === true ? 'json' : (flags.output ?? 'table');
   // Each flag, else the profile's key: the admin's zone and date format serve both ways, so a profile that reads
   // the exports in Europe/London shows the results there too (docs/cli.md, "review-session show").
-  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps);
+  const { values } = await resolveSettings({ ...globals, ...flags }, deps);
   const times = {
     timezone: settingText(values.timezone, 'timezone'),
     dateFormat: settingText(values.dateFormat, 'dateFormat'),
@@ -67,7 +66,8 @@ export async function showReviewSessions(
   const reading = readOutputTimes(times, systemTimeZone(deps.env));
   if (!reading.ok) throw new UsageError(reading.message);
   const tableTimes = reading.times;
-  const timesFrom = timesFromOf(times, profile?.name);
+  // Where the zone came from, as the table's Times line and a workbook's header notes say it: the flag or the profile.
+  const timesFrom = values.timezone?.from ?? "this computer's zone; --timezone to change";
   // Text files and scripts get the times as sent unless a flag or the profile asks; wall times (a date format,
   // a workbook's date cells) name no zone: they are in the table's zone, said on stderr.
   const zoneGiven = times.timezone !== undefined;
@@ -197,13 +197,6 @@ async function tableView(
   const { renderReviewSession } = await import('../terminal/review-session-view.js');
   const { stdoutTableStyle } = await import('../terminal/table-format.js');
   return renderReviewSession(session, { ...stdoutTableStyle(deps), showPin, times, timesFrom });
-}
-
-/** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
-function timesFromOf(times: TimeSettings, profile: string | undefined): string {
-  const zoneFrom = times.timezone?.origin;
-  if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
-  return zoneFrom.startsWith('profile ') ? `profile ${profile ?? ''}` : zoneFrom;
 }
 
 /**

@@ -225,6 +225,9 @@ export async function startJournaling(
           const decision = decisions.get(n);
           if (decision === undefined) return outcome;
           decisions.delete(n);
+          // The store changed its key in none of the run's attempts: none applied it, so this answer is exact.
+          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          if (applied !== undefined && key !== null && !applied.has(key)) return outcome;
           // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
           const settled = settleInFlight(
             record.id,

@@ -133,7 +133,8 @@ export async function showRun(
   const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
   if (read?.units !== undefined) {
     for await (const unit of read.units()) {
-      const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
+      const refused = unit.prepared.ok ? undefined : unit.prepared.problems;
+      const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position }, refused);
       position += 1;
       await builder.add({
         item,

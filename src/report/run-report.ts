@@ -65,13 +65,15 @@ export interface FieldChange {
 
 /**
  * Why an item a stopped run never sent is skipped (docs/runs.md, "runs show"): `runs resume` sends
- * it, but not of a run that read stdin or a pipe (`piped`), which it cannot read again.
+ * it, but not of a run that read stdin or a pipe (`piped`), which it cannot read again, nor one the
+ * local checks refuse (`refused`): the resume refuses it as the run would have.
  */
 export function notSentReason(
   stoppedByMaxErrors: boolean,
   run: string | undefined,
   storeGone = false,
   piped = false,
+  refused = false,
 ): string {
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
   const way = storeGone
@@ -80,7 +82,9 @@ export function notSentReason(
       ? ''
       : piped
         ? ' (its input, stdin or a pipe, cannot be read again: send it from a file)'
-        : ` (examctl runs resume ${run} sends it)`;
+        : refused
+          ? ` (the local checks refuse it: examctl runs resume ${run} refuses it, failed, for the problems that follow)`
+          : ` (examctl runs resume ${run} sends it)`;
   return `${NOT_SENT} the run stopped before it${way}`;
 }
 

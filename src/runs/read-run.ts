@@ -1,4 +1,5 @@
 import { ErrorCode, type ProblemCode } from '../domain/codes.js';
+import type { Problem } from '../domain/problem.js';
 import type { ErrorCodeId } from '../system/error-codes.js';
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
@@ -412,17 +413,23 @@ type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
 /**
  * The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the
- * run stopped before it.
+ * run stopped before it; `refused`: the local checks' problems with it, which a resume reports again.
  */
-export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
+export function unlinedItem(
+  record: RunFacts & Pick<JournalHead, 'unchanged'>,
+  ref: ItemRef,
+  refused?: readonly Problem[],
+): ReportItem {
   const since = record.unchanged.since(ref.n);
   if (since !== undefined)
     return { source: ref.source, id: ref.id, status: 'ok', errors: [], ...unsentVerdict(since, record.id) };
-  return skippedItem(ref, ErrorCode.NotSentRunStopped, notSent(record));
+  const item = skippedItem(ref, ErrorCode.NotSentRunStopped, notSent(record, refused !== undefined));
+  if (refused !== undefined) item.errors.push(...refused);
+  return item;
 }
 
-const notSent = (record: RunFacts): string =>
-  notSentReason(record.end?.reason === 'max-errors', record.id, false, record.header.options.file === '-');
+const notSent = (record: RunFacts, refused = false): string =>
+  notSentReason(record.end?.reason === 'max-errors', record.id, false, record.header.options.file === '-', refused);
 
 const skippedItem = (ref: Omit<ItemRef, 'n'>, code: ProblemCode, message: string, doubt = {}): ReportItem => ({
   source: ref.source,

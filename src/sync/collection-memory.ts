@@ -40,15 +40,17 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
   /**
    * Before a collection's request goes, for one the memory holds nothing of: the fields it sends
    * (digest cleared: not acknowledged), so a retry after a lost answer can tell the collection this
-   * request made (docs/sync.md, "A request cut short"). An entry the memory holds is never replaced
-   * by an intent: a collection cannot be updated, so what was acknowledged is what the target has.
+   * request made (docs/sync.md, "A request cut short"). Tentative, as a joiner's: a refusal of the
+   * same request later (a resume's) says it was never made, and it is forgotten. An entry the memory
+   * holds is never replaced by an intent: a collection cannot be updated, so what was acknowledged is
+   * what the target has.
    */
   protected override intentOf(
     payload: CollectionRequest,
     entry: MemoryEntry | undefined,
     run: string,
   ): MemoryEntry | undefined {
-    return entry === undefined ? { digest: '', run, fields: collectionFields(payload) } : undefined;
+    return entry === undefined ? { digest: '', run, fields: collectionFields(payload), tentative: true } : undefined;
   }
 
   /**

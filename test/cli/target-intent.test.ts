@@ -290,7 +290,7 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
       ];
       expect(runs.map((run) => run.code)).toEqual([0, 2, 2, 0]);
       expect(runs[1]!.stderr).toBe(
-        'examctl: E2000: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n',
+        `examctl: E2000: ${join(dir, '.config', 'config.json')}:1: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n`,
       );
       expect(runs[3]!.stderr).toContain(
         'the default profile q is not used: --target local names another target than its own, remote https://x.example;',
@@ -456,6 +456,18 @@ describe('the config file is checked strictly', () => {
       expect(doctor.stdout + doctor.stderr).toContain(
         `${config}:6: profile prod: tokenFile: cannot read ${join(dir, 'gone.token')}`,
       );
+      // A value a run refuses (not the file's shape): the line that writes it too, then the profile and key.
+      const refusedValues: [string[], string, string][] = [
+        [['      "defaults": {', '        "timezone": "Mars/Phobos"', '      }'], '6', 'timezone'],
+        [['      "baseUrl": "ftp://exam.example.org"'], '5', 'baseUrl'],
+        [['      "defaults": {', '        "mapFile": "gone-map.json"', '      }'], '6', 'mapFile gone-map.json'],
+      ];
+      for (const [lines, line, key] of refusedValues) {
+        await writeFile(config, profile(lines));
+        const refused = await cli(dir, ['--profile', 'prod', ...SYNC]);
+        expect(refused.code, key).toBe(2);
+        expect(refused.stderr).toContain(`${config}:${line}: profile prod: ${key}`);
+      }
     }));
 });
 

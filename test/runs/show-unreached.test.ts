@@ -25,7 +25,12 @@ interface Shown {
   run: string;
   unlisted?: { count: number | null; reason: string };
   summary: { total: number; ok: number; partial: number; failed: number; skipped: number };
-  items: { source: { file: string; line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+  items: {
+    source: { file: string; line: number };
+    id: string | null;
+    status: string;
+    errors: { field: string; message: string }[];
+  }[];
 }
 
 const USERS = 10;
@@ -92,6 +97,20 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
       created: 2,
       updated: 0,
     });
+  });
+
+  it('a row the local checks refuse, never reached: said refused again by a resume (its problems), not sent by it', async () => {
+    writeUsers();
+    const file = join(dir, 'users.csv');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('u-7@example.test', 'not-an-email'));
+    const id = await killedUserSync();
+    const { shown } = await show(id);
+    const refused = shown.items[7]!;
+    expect(refused.status).toBe('skipped');
+    expect(refused.errors[0]!.message).not.toMatch(/sends it/);
+    expect(refused.errors[0]!.message).toContain(`examctl runs resume ${id} refuses it`);
+    expect(refused.errors.slice(1).map((error) => error.field)).toEqual(['Email']);
+    expect(shown.items[8]!.errors[0]!.message).toMatch(/sends it\)$/);
   });
 
   it('--report f.csv holds the same items with the input cells back, ready for --only-failed', async () => {
