@@ -5,7 +5,7 @@ import type { CommandDeps, GlobalOptions } from './command-deps.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { goneStore, memoryPlaceOf, namedStorePath } from './target.js';
-import { TOKEN_SOURCE_WORDS } from './remote-settings.js';
+import { REMOTE_NOT_SET, TOKEN_SOURCE_WORDS } from './remote-settings.js';
 import { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces } from './loose-permissions.js';
 import { configDir, configPath, expandPath, runConfig } from './config-file.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -105,8 +105,8 @@ export async function checkRemote(
       : {
           name: 'token',
           status: 'fail',
-          // A run that sends refuses with a usage error (NO_TOKEN_MESSAGE).
-          code: 'E2000',
+          // The code a run that sends refuses with.
+          code: REMOTE_NOT_SET,
           detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login',
         },
   );

@@ -1,5 +1,6 @@
 import { rememberSecret } from '../domain/known-secrets.js';
 import { UsageError } from '../system/errors.js';
+import type { CodeOfExit } from '../system/error-codes.js';
 import {
   configDir,
   configPath,
@@ -43,11 +44,22 @@ export interface RemoteTarget {
   warnings: string[];
 }
 
-export const NO_TOKEN_MESSAGE =
-  'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
+/** The code of a remote target that lacks its base URL or its token; `doctor`'s token check says it too. */
+export const REMOTE_NOT_SET = 'E2008' satisfies CodeOfExit<2>;
 
-export const NO_BASE_URL_MESSAGE =
-  'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)';
+export function noTokenError(): UsageError {
+  return new UsageError(
+    'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token',
+    { code: REMOTE_NOT_SET },
+  );
+}
+
+export function noBaseUrlError(): UsageError {
+  return new UsageError(
+    'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)',
+    { code: REMOTE_NOT_SET },
+  );
+}
 
 /**
  * The remote base URL and token, as `--target remote` would take them (settings.ts,

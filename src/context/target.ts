@@ -10,8 +10,8 @@ import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } f
 import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import {
-  NO_BASE_URL_MESSAGE,
-  NO_TOKEN_MESSAGE,
+  noBaseUrlError,
+  noTokenError,
   remoteTargetOf,
   TOKEN_SOURCE_WORDS,
   type RemoteTarget,
@@ -193,7 +193,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (settings.target.value === 'remote') {
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
     const remote = await remoteTargetOf(settings, { ...deps, tokenFile: options.tokenFile });
-    if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
+    if (!remote) throw noBaseUrlError();
     // A profile's URL the client would refuse is refused here, naming the config file's line; a hint to set it
     // (doctor's too) names the key alone.
     const placed = settingText(settings.baseUrl, 'baseUrl');
@@ -333,7 +333,7 @@ async function remoteTarget(
         return said ? (servedConcurrency ?? concurrency) : concurrency;
       },
       async connect(signal?: AbortSignal): Promise<IntegrationApi> {
-        if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
+        if (token === undefined) throw noTokenError();
         const { createRemoteClient } = await import('../api/remote-client.js');
         return createRemoteClient({
           baseUrl,

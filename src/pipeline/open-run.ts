@@ -6,7 +6,7 @@ import { openRunReport, type OpenReport } from './report-sinks.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { SyncMemoryNote } from '../report/run-report.js';
 import { openTargetApi } from '../context/target.js';
-import { NO_TOKEN_MESSAGE } from '../context/remote-settings.js';
+import { noTokenError } from '../context/remote-settings.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 import type { RunOptions } from './record-job.js';
 import { refuseUntrustedRunsDir, startJournaling, type JournaledTraits, type RunJournaling } from './run-journaling.js';
@@ -102,7 +102,7 @@ async function confirmRemote(
 ): Promise<void> {
   if (target.kind !== 'remote' || options.yes) return;
   // No token anywhere: said before a person is asked to confirm a send that could not happen.
-  if (target.tokenSource === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
+  if (target.tokenSource === undefined) throw noTokenError();
   if (!promptsAllowed(options, deps)) {
     const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
     throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`, {

@@ -60,6 +60,12 @@ export const ERROR_CODES = {
       'A global flag was given to a command that has no use for it (`--strict` to `runs prune`, `--store` to `config list`): examctl refuses it rather than drop it silently. The message names the flag, the command and the commands that take it.',
     fix: 'Leave the flag out, or give it to a command that takes it; `examctl <command> --help` lists what the command takes.',
   },
+  E2008: {
+    title: 'remote target not set up',
+    cause:
+      'The target is the remote API and examctl lacks its base URL or its token: none given as a flag, in the environment or in the profile in use. The message says which. Nothing was sent.',
+    fix: 'Give the base URL (`--base-url`, `EXAMCTL_BASE_URL`) and the token (`EXAMCTL_TOKEN`, `--token-file`), or keep both in a profile (`examctl login`); `examctl doctor` shows what the target resolves to and where each setting came from.',
+  },
   E2100: {
     title: 'input file malformed',
     cause:

@@ -30,7 +30,7 @@ describe('examctl doctor: a failed check carries the code a run would end with',
       expect(check.detail).toContain('users.ndjson:4');
     }));
 
-  it('a remote target with no token and nothing listening: token E2000 and reachable E3002, as a send would end', () =>
+  it('a remote target with no token and nothing listening: token E2008 and reachable E3002, as a send would end', () =>
     withTempDir(async (dir) => {
       const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
       // Port 1 on loopback refuses at once.
@@ -41,7 +41,7 @@ describe('examctl doctor: a failed check carries the code a run would end with',
       expect(code).toBe(3);
       const checks = JSON.parse(io.stdout.text).checks as { name: string; status: string; code?: string }[];
       expect(checks.filter((check) => check.status === 'fail').map(({ name, code }) => [name, code])).toEqual([
-        ['token', 'E2000'],
+        ['token', 'E2008'],
         ['reachable', 'E3002'],
       ]);
     }));

@@ -22,6 +22,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
     'test/cli/target-flags.test.ts',
     "expectCoded(io.stderr.text, 'E2007', '--max-errors', 'runs prune', 'user sync');",
   ],
+  E2008: ['test/cli/error-codes.test.ts', '/^examctl: E2008: no remote base URL: .*EXAMCTL_BASE_URL/m'],
   E2100: ['test/cli/error-lines.test.ts', '/^examctl: E2100: \\S*bad\\.json: not a valid world file:$/'],
   E2101: ['test/cli/error-codes.test.ts', "toEqual(['E2101', 'E2101'])"],
   E2102: ['test/cli/error-codes.test.ts', "'E2102',"],

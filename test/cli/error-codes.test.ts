@@ -143,6 +143,22 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(help.stderr.text).toMatch(/^examctl: E2003: --json or -o: --help /);
     }));
 
+  it('E2008 a remote send with no token or no base URL: each message names what is missing', () =>
+    withTempDir(async (dir) => {
+      const send = ['user', 'sync', '--file', join(ROOT, 'fixtures/users.csv'), '--target', 'remote'];
+      const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_CONFIG_DIR: join(dir, 'config') };
+      const url = ['--base-url', 'http://127.0.0.1:1'];
+      expect(await codeOf(dir, [...send, ...url, '--yes'], runs)).toEqual(['E2008', 'E2008']);
+      expect(await codeOf(dir, [...send, ...url, '--no-input'], runs)).toEqual(['E2008', 'E2008']);
+      expect(await codeOf(dir, [...send, '--yes'], { ...runs, EXAMCTL_TOKEN: 't' })).toEqual(['E2008', 'E2008']);
+      const token = testDeps(dir, {}, runs);
+      expect(await runCli([...send, ...url, '--yes'], token.deps)).toBe(2);
+      expect(token.stderr.text).toMatch(/^examctl: E2008: no token for the remote target: .*EXAMCTL_TOKEN/m);
+      const base = testDeps(dir, {}, { ...runs, EXAMCTL_TOKEN: 't' });
+      expect(await runCli([...send, '--yes'], base.deps)).toBe(2);
+      expect(base.stderr.text).toMatch(/^examctl: E2008: no remote base URL: .*EXAMCTL_BASE_URL/m);
+    }));
+
   it('E2101 a missing input file, E2102 a directory given as one: each names the path', () =>
     withTempDir(async (dir) => {
       const missing = ['user', 'sync', '--file', 'nope.csv', '--target', 'local'];

@@ -536,7 +536,10 @@ describe('examctl doctor: what other commands refuse is diagnosed', () => {
       expect(noUrl.code).toBe(3);
       const doc = JSON.parse(noUrl.stdout) as Doctor;
       expect(doc.healthy).toBe(false);
-      expect(check(doc, 'target')?.detail).toContain('no remote base URL');
+      expect(check(doc, 'target')).toMatchObject({
+        code: 'E2008',
+        detail: expect.stringContaining('no remote base URL'),
+      });
       const unknown = await cli(dir, ['--profile', 'nope', 'doctor']);
       expect(unknown.code).toBe(3);
       expect(unknown.stdout).toContain('no profile named "nope"');

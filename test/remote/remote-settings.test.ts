@@ -11,7 +11,7 @@ import {
   saveConfig,
   setProfile,
 } from '../../src/context/config-file.js';
-import { NO_TOKEN_MESSAGE, resolveRemoteTarget, type RemoteTargetInput } from '../../src/context/remote-settings.js';
+import { resolveRemoteTarget, type RemoteTargetInput } from '../../src/context/remote-settings.js';
 import { targetOnce } from '../../src/context/target.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { UsageError } from '../../src/system/errors.js';
@@ -34,6 +34,9 @@ async function withToken(input: RemoteTargetInput) {
   expect(target?.token).toBeDefined();
   return target!;
 }
+
+/** The refusal of a send with no token: E2008 (docs/errors.md), naming where a token comes from. */
+const NO_TOKEN = { code: 'E2008', message: expect.stringContaining('EXAMCTL_TOKEN') };
 
 /** What sending to the remote target does, as every command does it (target.ts): refused when no base URL or no token is configured. */
 async function sendingFails(given: Record<string, string | undefined>): Promise<unknown> {
@@ -237,9 +240,7 @@ describe('resolveRemoteTarget', () => {
     await setProfile('prod', { baseUrl: 'https://prod.example.com', token: 'prod-secret' }, env);
     const byFlag = await resolveRemoteTarget({ baseUrl: 'https://other.example.com', env });
     expect(byFlag).toEqual({ baseUrl: 'https://other.example.com', warnings: [] });
-    expect(await sendingFails({ ...env, EXAMCTL_BASE_URL: 'https://other.example.com' })).toEqual(
-      new UsageError(NO_TOKEN_MESSAGE),
-    );
+    expect(await sendingFails({ ...env, EXAMCTL_BASE_URL: 'https://other.example.com' })).toMatchObject(NO_TOKEN);
   });
 
   it('selects a profile by EXAMCTL_PROFILE and names the flag for an unknown one', async () => {
@@ -256,6 +257,7 @@ describe('resolveRemoteTarget', () => {
     expect(await resolveRemoteTarget({ env })).toBeUndefined();
     const error = await sendingFails(env);
     expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ code: 'E2008' });
     expect((error as Error).message).toContain('--base-url');
     expect((error as Error).message).toContain('EXAMCTL_BASE_URL');
   });
@@ -265,6 +267,6 @@ describe('resolveRemoteTarget', () => {
     const target = await resolveRemoteTarget({ env });
     expect(target).toMatchObject({ baseUrl: 'https://bare.example.com', profile: 'bare' });
     expect(target?.token).toBeUndefined();
-    expect(await sendingFails(env)).toEqual(new UsageError(NO_TOKEN_MESSAGE));
+    expect(await sendingFails(env)).toMatchObject(NO_TOKEN);
   });
 });
