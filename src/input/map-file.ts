@@ -113,7 +113,10 @@ export async function readMapFile(
   origin: string,
   check?: RegularReadOptions['check'],
   same?: { sha256?: string },
-  /** Where a config file names it (`config.json:8`, a profile's): a file that cannot be read is a value refused there. */
+  /**
+   * Where a config file names it (`config.json:8`, a profile's): a file that cannot be read is a value refused
+   * there.
+   */
   at?: string,
 ): Promise<MapFileEntries> {
   let text: string;

@@ -355,7 +355,10 @@ export class RecordDispatcher<P, R> {
     return skipped(unit, this.command, problems);
   }
 
-  /** The reason on an item the stopped run did not send (`refused`: the local checks' problems with it): `runs show`'s words. */
+  /**
+   * The reason on an item the stopped run did not send (`refused`: the local checks' problems with it): `runs show`'s
+   * words.
+   */
   private notSent(refused?: Problem[]): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
     const reason = notSentReason(

@@ -102,7 +102,8 @@ export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'a
   if (item.status === 'failed') return 'fails';
   // A leaver the target answers as unchanged (not there, or disabled already) is what it said.
   if (item.action !== 'unchanged' && (facts.disables === true || item.action === 'disabled')) return 'disable';
-  // A mover the target answers as unchanged (the links gone already: a memory restored to before they went) lost nothing.
+  // A mover the target answers as unchanged (the links gone already: a memory restored to before they went) lost
+  // nothing.
   if (facts.prunes === true && item.action !== 'unchanged') return 'prune';
   // A user examctl disabled whom the target does not hold (never created: docs/sync.md) is created, as the target says.
   if (item.action === 'created') return 'create';

@@ -15,7 +15,7 @@ import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-c
 import { messageOf, UsageError } from '../system/errors.js';
 import type { CodeOfExit } from '../system/error-codes.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { formatCount } from '../formats/number-format.js';
+import { counted } from '../formats/number-format.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
@@ -401,7 +401,7 @@ export abstract class SentMemory<P> {
     if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
       await say(
         this.deps,
-        `note: ${words}${resend.length > 0 ? `: ${formatCount(resend.length)} ${resend.length === 1 ? this.kind.slice(0, -1) : this.kind}` : ''}`,
+        `note: ${words}${resend.length > 0 ? `: ${counted(resend.length, this.kind.slice(0, -1))}` : ''}`,
       );
     // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned).
     if (stands.is === 'other') for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
