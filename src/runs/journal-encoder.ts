@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { CRC_AT, LINE_PREFIX } from '../system/checksummed-line.js';
 import type { SourceRef } from '../input/record.js';
 import type { ItemRef, OutcomeLine, UnsentLine } from './journal-lines.js';
 
@@ -8,9 +9,7 @@ import type { ItemRef, OutcomeLine, UnsentLine } from './journal-lines.js';
  * no JSON.stringify), and a group is encoded into one reused buffer, each crc32 taken there.
  */
 
-const PREFIX_TEXT = '{"crc":"00000000","b":';
-const PREFIX = Buffer.from(PREFIX_TEXT, 'latin1');
-const CRC_AT = '{"crc":"'.length;
+const PREFIX = Buffer.from(LINE_PREFIX, 'latin1');
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const CLOSE_BRACE = 0x7d;
 const NEWLINE = 0x0a;
@@ -77,7 +76,7 @@ export class JournalGroupEncoder {
   encode(bodies: readonly string[]): Buffer {
     // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
     let text = '';
-    for (const body of bodies) text += `${PREFIX_TEXT}${body}}\n`;
+    for (const body of bodies) text += `${LINE_PREFIX}${body}}\n`;
     if (text.length * 3 > this.buffer.length)
       this.buffer = Buffer.allocUnsafe(Math.max(text.length * 3, this.buffer.length * 2));
     const buffer = this.buffer;

@@ -1,7 +1,6 @@
 /** A memory file's entries indexed by id over its bytes (docs/sync.md, "Format"), each parsed when asked for. */
-import { crc32 } from 'node:zlib';
 import { HashSlots, hashBytes } from '../domain/hash-slots.js';
-import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import { CRC_AT, decodeChecksummedLine, LINE_PREFIX } from '../system/checksummed-line.js';
 import {
   damaged,
   entryLine,
@@ -25,14 +24,12 @@ interface LineLayout {
 }
 
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
-const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
-const CRC_AT = 8;
+const ENTRY_START = Buffer.from(`${LINE_PREFIX}{"id":"`);
 /**
  * The shortest acknowledged entry line: the frame, a 1-byte id, a digest (43) and a run id (24); a line with its digest
  * cleared is shorter (the index grows for many such).
  */
 const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
-const BODY_AT = ENTRY_START.length - '{"id":"'.length;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 export const NEWLINE = 10;
@@ -401,11 +398,4 @@ function lineNumberAt(bytes: Buffer, offset: number): number {
   let line = 1;
   for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line += 1;
   return line;
-}
-
-/** A line's checksum, checked on its bytes without parsing it. */
-export function checksumHolds(bytes: Buffer, start: number, end: number): boolean {
-  if (end - start < ENTRY_START.length || bytes[end - 1] !== 0x7d) return false;
-  const expected = Number.parseInt(bytes.toString('latin1', start + CRC_AT, start + CRC_AT + 8), 16);
-  return crc32(bytes.subarray(start + BODY_AT, end - 1)) === expected;
 }

@@ -4,7 +4,7 @@ import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
-import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import { checksumHolds, CRC_AT, decodeChecksummedLine, LINE_PREFIX } from '../system/checksummed-line.js';
 import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
@@ -20,7 +20,7 @@ import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/tar
 import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { StoreHead } from '../port/integration-api.js';
-import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
+import { MemoryEntries, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
   damaged,
@@ -270,7 +270,7 @@ function assertSameTarget(file: string, recorded: ReportTarget, expected: Report
 }
 
 /** How a header begins (headerLine); none is longer than 64 KiB. */
-const HEADER_START = Buffer.from('{"crc":"00000000","b":{"t":"sync-memory",');
+const HEADER_START = Buffer.from(`${LINE_PREFIX}{"t":"sync-memory",`);
 
 /**
  * Whether the bytes past the last newline are a line a kill cut short: no other line's start in
@@ -278,7 +278,7 @@ const HEADER_START = Buffer.from('{"crc":"00000000","b":{"t":"sync-memory",');
  */
 function cutShort(tail: Buffer, first: boolean): boolean {
   const header = Buffer.from(HEADER_START);
-  header.set(tail.subarray(8, 16), 8);
+  header.set(tail.subarray(CRC_AT, CRC_AT + 8), CRC_AT);
   const start = header.subarray(0, tail.length);
   if (first && (tail.length > 65_536 || !start.equals(tail.subarray(0, start.length)))) return false;
   return !/\{"crc":"[0-9a-f]{8}","b":/.test(tail.toString('latin1', 1));

@@ -8,37 +8,39 @@ import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
  * where <body> is any JSON text (the store journal's {"ch":[...]}, a run journal's or the sync
  * memory's entry) and the crc32 covers <body>'s UTF-8 bytes.
  */
-const PREFIX_OPEN = '{"crc":"';
-const PREFIX_CLOSE = '","b":';
-const PREFIX_LENGTH = PREFIX_OPEN.length + 8 + PREFIX_CLOSE.length;
-const PREFIX_OPEN_BYTES = Buffer.from(PREFIX_OPEN);
-const PREFIX_CLOSE_BYTES = Buffer.from(PREFIX_CLOSE);
+
+/** A line's start, its checksum's digits as zeros: the fields after it are found by its length. */
+export const LINE_PREFIX = '{"crc":"00000000","b":';
+/** Where a line's 8 checksum digits begin. */
+export const CRC_AT = '{"crc":"'.length;
+const PREFIX = Buffer.from(LINE_PREFIX);
 const CLOSE_BRACE = 0x7d;
 
 /** Any JSON text as one checksummed line, newline included. */
 export function encodeChecksummedLine(body: string): string {
   const crc = crc32(body).toString(16).padStart(8, '0');
-  return `${PREFIX_OPEN}${crc}${PREFIX_CLOSE}${body}}\n`;
+  return `{"crc":"${crc}","b":${body}}\n`;
+}
+
+/** Whether the checksum of the line at `bytes[start..end)` (without its newline) holds on its body, not parsed. */
+export function checksumHolds(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start < PREFIX.length + 2 || bytes[end - 1] !== CLOSE_BRACE) return false;
+  const expected = Number.parseInt(bytes.toString('latin1', start + CRC_AT, start + CRC_AT + 8), 16);
+  return crc32(bytes.subarray(start + PREFIX.length, end - 1)) === expected;
 }
 
 type CheckedLine = { ok: true; body: unknown } | { ok: false; reason: string };
 
 /** Checks one checksummed line (without its newline) and parses its body. Never throws. */
 export function decodeChecksummedLine(bytes: Buffer): CheckedLine {
-  if (
-    bytes.length < PREFIX_LENGTH + 2 ||
-    !bytes.subarray(0, PREFIX_OPEN_BYTES.length).equals(PREFIX_OPEN_BYTES) ||
-    !bytes.subarray(PREFIX_LENGTH - PREFIX_CLOSE_BYTES.length, PREFIX_LENGTH).equals(PREFIX_CLOSE_BYTES) ||
-    bytes[bytes.length - 1] !== CLOSE_BRACE
-  ) {
+  let framed = bytes.length >= PREFIX.length + 2 && bytes[bytes.length - 1] === CLOSE_BRACE;
+  for (let k = 0; k < PREFIX.length && framed; k++) framed = (k >= CRC_AT && k < CRC_AT + 8) || bytes[k] === PREFIX[k];
+  if (!framed || !/^[0-9a-f]{8}$/.test(bytes.toString('latin1', CRC_AT, CRC_AT + 8)))
     return { ok: false, reason: 'not a journal line' };
-  }
-  const expected = bytes.toString('latin1', PREFIX_OPEN.length, PREFIX_OPEN.length + 8);
-  if (!/^[0-9a-f]{8}$/.test(expected)) return { ok: false, reason: 'not a journal line' };
-  const body = bytes.subarray(PREFIX_LENGTH, bytes.length - 1);
-  if (crc32(body).toString(16).padStart(8, '0') !== expected) return { ok: false, reason: 'checksum mismatch' };
+  if (!checksumHolds(bytes, 0, bytes.length)) return { ok: false, reason: 'checksum mismatch' };
+  const body = bytes.toString('utf8', PREFIX.length, bytes.length - 1);
   try {
-    return { ok: true, body: parseJson(body.toString('utf8'), { depth: MAX_JSON_DEPTH }) };
+    return { ok: true, body: parseJson(body, { depth: MAX_JSON_DEPTH }) };
   } catch {
     return { ok: false, reason: 'invalid JSON' };
   }

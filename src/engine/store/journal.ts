@@ -1,4 +1,4 @@
-import { decodeChecksummedLine, encodeChecksummedLine } from '../../system/checksummed-line.js';
+import { decodeChecksummedLine, encodeChecksummedLine, LINE_PREFIX } from '../../system/checksummed-line.js';
 import { COLLECTION_NAMES, type Change, type CollectionName } from './contract.js';
 
 /* A journal line is one checksummed line (system/checksummed-line.ts) whose body is
@@ -28,7 +28,7 @@ export function encodeJournalLine(serialized: readonly string[], before: string)
 export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
 
 /** Where a line written by encodeJournalLine has its `p` (the checksummed line's prefix, then `{"p":"`). */
-const BEFORE_AT = '{"crc":"00000000","b":{"p":"'.length;
+const BEFORE_AT = `${LINE_PREFIX}{"p":"`.length;
 const HEAD_LENGTH = 22;
 
 /**
