@@ -366,7 +366,7 @@ export class RunJournal {
       if (this.failure !== undefined) throw this.failure;
       if (lines.length > 0) {
         const bytes = this.encoder.encode(lines);
-        await appendDurably(this.handle, bytes, this.position);
+        await appendDurably(this.handle.fd, bytes, this.position);
         this.position += bytes.length;
       }
       for (const waiter of waiters) waiter.resolve();

@@ -186,7 +186,7 @@ export class SyncMemory {
       // A file with no line (a file system without hard links, where it is made empty first; or a
       // kill before its first line): the header first.
       if (contents.lines === 0 && (await handle.stat()).size === 0)
-        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target), 'utf8'), null);
+        await appendDurably(handle.fd, Buffer.from(headerLine(this.kind, this.target), 'utf8'), null);
     } catch (error) {
       throw this.cannotWrite(error);
     }
@@ -288,7 +288,7 @@ export class SyncMemory {
     this.flushing = this.flushing.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        await appendDurably(handle, this.encoder.encode(bodies), null);
+        await appendDurably(handle.fd, this.encoder.encode(bodies), null);
       } catch (error) {
         this.failure = this.cannotWrite(error);
       }

@@ -1,6 +1,5 @@
 import { constants, fdatasync, fdatasyncSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
-import type { FileHandle } from 'node:fs/promises';
 
 /**
  * How the store's journal and the run journal make an append durable (docs/store.md, "Writing:
@@ -19,24 +18,6 @@ export function dsyncFlagFor(platform: NodeJS.Platform, oDsync: number | undefin
 export const DSYNC_FLAG: number = dsyncFlagFor(process.platform, constants.O_DSYNC);
 export const NEEDS_DATASYNC = DSYNC_FLAG === 0;
 
-/**
- * Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG (null: at the end of a
- * file opened O_APPEND, the sync memory's way); durable when it resolves.
- */
-export async function appendDurably(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) {
-    const { bytesWritten } = await handle.write(
-      bytes,
-      written,
-      bytes.length - written,
-      position === null ? null : position + written,
-    );
-    written += bytesWritten;
-  }
-  if (NEEDS_DATASYNC) await handle.datasync();
-}
-
 /** appendDurably on the calling thread: durable when it returns (see journal-write-mode.ts for when). */
 export function appendDurablySync(fd: number, bytes: Buffer, position: number): void {
   let written = 0;
@@ -47,10 +28,15 @@ export function appendDurablySync(fd: number, bytes: Buffer, position: number): 
 const writeAt = promisify(write);
 const datasyncOf = promisify(fdatasync);
 
-/** appendDurably through the thread pool on a descriptor (a store journal opened on the event loop). */
-export async function appendDurablyTo(fd: number, bytes: Buffer, position: number): Promise<void> {
+/**
+ * Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG (null: at the end of a file opened O_APPEND,
+ * the sync memory's way), through the thread pool; durable when it resolves.
+ */
+export async function appendDurably(fd: number, bytes: Buffer, position: number | null): Promise<void> {
   let written = 0;
-  while (written < bytes.length)
-    written += (await writeAt(fd, bytes, written, bytes.length - written, position + written)).bytesWritten;
+  while (written < bytes.length) {
+    const at = position === null ? null : position + written;
+    written += (await writeAt(fd, bytes, written, bytes.length - written, at)).bytesWritten;
+  }
   if (NEEDS_DATASYNC) await datasyncOf(fd);
 }

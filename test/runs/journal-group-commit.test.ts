@@ -10,7 +10,7 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
   const actual = await original();
   return {
     ...actual,
-    appendDurably: (handle, bytes, position) => {
+    appendDurably: (fd, bytes, position) => {
       const failure = failing.next;
       failing.next = undefined;
       if (failure !== undefined) return Promise.reject(failure);
@@ -22,7 +22,7 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
           .map((line) => (JSON.parse(line) as { b: { t: string; n?: number } }).b)
           .map((body) => `${body.t}${body.n ?? ''}`),
       );
-      return actual.appendDurably(handle, bytes, position);
+      return actual.appendDurably(fd, bytes, position);
     },
   };
 });

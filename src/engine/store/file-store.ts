@@ -17,7 +17,7 @@ import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { encodeJournalLine, serializeChanges, decodeJournalLine, headBefore, type DecodedLine } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
-import { DSYNC_FLAG, appendDurablySync, appendDurablyTo } from '../../system/durable-write.js';
+import { DSYNC_FLAG, appendDurablySync, appendDurably } from '../../system/durable-write.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease, type LeaseTiming } from './lock-lease.js';
@@ -372,7 +372,7 @@ class FileStore implements Store {
         appendDurablySync(fd, buffer, at);
         this.writeMode.recordSync(performance.now() - started);
       } else {
-        await appendDurablyTo(fd, buffer, at);
+        await appendDurably(fd, buffer, at);
       }
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, {
