@@ -644,8 +644,8 @@ export abstract class SentMemory<P> {
     // Judged unchanged by the memory, not answered so by the store: it stands while the memory, as it stands
     // against the store now, still vouches for it (a restore since, or another store, takes that back).
     if (kept && outcome.action === 'unchanged')
-      return isUnchangedNote(outcome.note) && memory.entries.get(id)?.digest !== digest ? false : undefined;
-    if (kept && memory.entries.get(id)?.digest === digest) return;
+      return isUnchangedNote(outcome.note) && was !== digest ? false : undefined;
+    if (kept && was === digest) return;
     // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
     const row = unit.rows?.[0];
     const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
