@@ -91,6 +91,13 @@ const ADOPT_COMMAND = {
   collections: 'synced adopt-collections',
 } as const;
 
+/** The command that feeds each kind of memory, as a run journal names it. */
+export const FEEDING_COMMAND = {
+  users: 'user sync',
+  schedules: 'schedule push',
+  collections: 'collection add',
+} as const;
+
 /** What a memory that misses a run's work lets happen, by what the memory is of. */
 const MISSED_WORK = {
   users:
@@ -108,12 +115,7 @@ export function missedRunSentence(
   kind: SyncMemoryNote['kind'] = 'users',
 ): string {
   // Only user sync has populations: the others' runs are named by their command.
-  const who =
-    kind === 'schedules'
-      ? 'schedule push'
-      : kind === 'collections'
-        ? 'collection add'
-        : populationWords(population ?? undefined);
+  const who = kind === 'users' ? populationWords(population ?? undefined) : FEEDING_COMMAND[kind];
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (

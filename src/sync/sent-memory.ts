@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import {
   describeTarget,
+  FEEDING_COMMAND,
   otherMemoriesSentence,
   missedRunSentence,
   populationWords,
@@ -237,7 +238,7 @@ export abstract class SentMemory<P> {
       readOnly: dryRun,
       from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
-      operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
+      operation: `examctl ${FEEDING_COMMAND[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
       onNote: (message) => tell(`note: ${message}`),
     });
@@ -428,7 +429,7 @@ export abstract class SentMemory<P> {
             runsDir,
             {
               after: newest.run,
-              command: COMMAND_OF[this.kind],
+              command: FEEDING_COMMAND[this.kind],
               target,
               population: this.flags.population,
               syncDir: journaledSyncDir(this.flags.syncDir, this.deps),
@@ -891,10 +892,3 @@ export function registrations(schedules: MemoryEntries | undefined): Map<string,
   }
   return runs;
 }
-
-/** The command that feeds each kind of memory, as a run journal names it. */
-const COMMAND_OF: Readonly<Record<SyncKind, string>> = {
-  users: 'user sync',
-  schedules: 'schedule push',
-  collections: 'collection add',
-};
