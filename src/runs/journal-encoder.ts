@@ -4,7 +4,7 @@ import type { SourceRef } from '../input/record.js';
 import type { ItemRef, OutcomeLine, UnsentLine } from './journal-lines.js';
 
 /*
- * The run journal's lines (docs/runs.md, "The journal"; read back by src/engine/store/journal.ts).
+ * The run journal's and the sync memory's lines (docs/runs.md, "The journal"; system/checksummed-line.ts).
  * A remote run writes two lines per record, so the per-item bodies are built as text (no object,
  * no JSON.stringify), and a group is encoded into one reused buffer, each crc32 taken there.
  */

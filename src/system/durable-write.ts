@@ -2,7 +2,7 @@ import { constants, fdatasync, fdatasyncSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 /**
- * How the store's journal and the run journal make an append durable (docs/store.md, "Writing:
+ * How the store's journal, the run journal and the sync memory make an append durable (docs/store.md, "Writing:
  * durability and concurrency"): opened with O_DSYNC, one thread-pool round trip a write instead
  * of a write then an fdatasync (each submission costs the main thread time on a busy machine).
  */
