@@ -2,7 +2,7 @@
 import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
 import { encodeChecksummedLine } from '../system/checksummed-line.js';
-import type { ReportTarget } from '../report/run-report.js';
+import type { ReportTarget, SyncMemoryNote } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
@@ -51,7 +51,7 @@ export interface PopulationRecord {
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
-export type SyncKind = 'users' | 'schedules' | 'collections';
+export type SyncKind = NonNullable<SyncMemoryNote['kind']>;
 
 /** Every kind, as `synced show` lists them and `synced forget` forgets them. */
 export const SYNC_KINDS: readonly SyncKind[] = ['users', 'schedules', 'collections'];
