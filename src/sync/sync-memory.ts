@@ -309,12 +309,10 @@ export class SyncMemory {
   /** Everything remembered on disk, the file closed and the lock released; throws when a write failed (exit 3). */
   async close(): Promise<void> {
     try {
-      if (this.handle !== undefined) {
-        this.kick();
-        await this.flushing;
-        await this.handle.close().catch(() => undefined);
-        this.handle = undefined;
-      }
+      // A failed write is thrown below, after the lock is released.
+      await this.durable().catch(() => undefined);
+      await this.handle?.close().catch(() => undefined);
+      this.handle = undefined;
     } finally {
       await this.lock?.release();
       await this.marker?.leave();
