@@ -18,11 +18,13 @@ import {
   InputRefusedError,
   InterruptedError,
   messageOf,
+  NeverSentTargetError,
   ReportWriteError,
   TargetError,
   TransientTargetError,
   UsageError,
 } from '../system/errors.js';
+import type { CodeOfExit } from '../system/error-codes.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -215,7 +217,7 @@ export async function runPipeline<P, R = never>(
           { code: unanswered > 0 ? 'E1301' : 'E1300' },
         )
       : stop?.kind === 'target-failed'
-        ? withWayBack(stop.error, resumeHint, rebuildHint)
+        ? withWayBack(stop.error, resumeHint, rebuildHint, dispatcher.answered)
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
@@ -563,8 +565,12 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
   return `the finished report was kept at ${failure.keptAt}${planted ? '' : ' (move it into place once the file is closed)'}`;
 }
 
-/** A run stopped by one of its own files (exit 3), said with how to finish; a target's failure as it is. */
-function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
+/**
+ * A run stopped by one of its own files (exit 3), said with how to finish; a target that failed after it answered
+ * some of the run's requests (a service gone mid-night), with how many and how to finish: its message is the one
+ * request's ("nothing was sent" of that request), never the run's; else a target's failure as it is.
+ */
+function withWayBack(error: Error, resumeHint: string, rebuildHint: string, answered: number): Error {
   if (error instanceof RunJournalWriteError)
     return new RunJournalWriteError(
       `${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`,
@@ -577,6 +583,17 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
     return new TargetError(
       `${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`,
     );
+  if (
+    answered > 0 &&
+    resumeHint !== '' &&
+    (error instanceof NeverSentTargetError || error instanceof TransientTargetError)
+  ) {
+    const Stopped = error instanceof NeverSentTargetError ? NeverSentTargetError : TransientTargetError;
+    return new Stopped(
+      `${error.message}: the run stopped there, after ${counted(answered, 'request')} the service answered (see the report)${resumeHint}`,
+      { code: error.code as CodeOfExit<3>, cause: error },
+    );
+  }
   return error;
 }
 

@@ -198,8 +198,8 @@ export const ERROR_CODES = {
   E3002: {
     title: 'service not reached',
     cause:
-      'The request never reached the service: the name did not resolve, the connection was refused, the TLS certificate was not trusted, or a proxy failed. Nothing was sent.',
-    fix: 'Check `--base-url`, the network and the proxy (`examctl doctor` checks them); for a private certificate authority set `NODE_EXTRA_CA_CERTS`.',
+      'The request never reached the service: the name did not resolve, the connection was refused, the TLS certificate was not trusted, or a proxy failed. That request was not sent; what the service answered before it (a service gone mid-run) stands, and the report lists it.',
+    fix: 'Check `--base-url`, the network and the proxy (`examctl doctor` checks them); for a private certificate authority set `NODE_EXTRA_CA_CERTS`. Then run the command again, or, for a run it stopped after the service answered some requests, `examctl runs resume <id>` (the id its message names) sends the rest.',
   },
   E3003: {
     title: 'answer unreadable',

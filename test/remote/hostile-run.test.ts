@@ -388,6 +388,12 @@ async function threeUsers(dir: string, signal: AbortSignal) {
   return { file, io: testDeps(dir, { signal }, env) };
 }
 
+/** The three users of `threeUsers` synced to the test server with --json, `concurrency` requests at a time. */
+function syncOneBy(io: ReturnType<typeof testDeps>, file: string, concurrency: string, extra: string[] = []) {
+  const flags = ['--target', 'remote', '--base-url', server!.url, '--yes', '--json', ...extra];
+  return runCli([...flags, '--concurrency', concurrency, 'user', 'sync', '--file', file], io.deps);
+}
+
 /** The answer to u-0, the first request. */
 const FIRST_USER = { Content: { User: { ExternalId: 'u-0' }, GroupErrors: [] }, Success: true, Errors: null };
 
@@ -403,23 +409,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
     });
     await withTempDir(async (dir) => {
       const { file, io } = await threeUsers(dir, interrupt.signal);
-      const code = await runCli(
-        [
-          '--target',
-          'remote',
-          '--base-url',
-          server!.url,
-          '--yes',
-          '--json',
-          '--concurrency',
-          '2',
-          'user',
-          'sync',
-          '--file',
-          file,
-        ],
-        io.deps,
-      );
+      const code = await syncOneBy(io, file, '2');
       expect(code).toBe(130);
       const doc = JSON.parse(io.stdout.text) as {
         error?: { code: string; message: string };
@@ -461,23 +451,7 @@ describe('interrupted while a 2xx answer trickles (trial31 F02): exit 130, the r
               { ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' },
             ]),
           );
-        const code = await runCli(
-          [
-            '--target',
-            'remote',
-            '--base-url',
-            server!.url,
-            '--yes',
-            '--json',
-            '--concurrency',
-            '1',
-            'user',
-            'sync',
-            '--file',
-            file,
-          ],
-          io.deps,
-        );
+        const code = await syncOneBy(io, file, '1');
         expect(code).toBe(130);
         const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
         expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
@@ -512,24 +486,7 @@ describe('interrupted while waiting to retry (QA): never "nothing was sent" once
         if (waits >= 1 && !interrupt.signal.aborted) interrupt.abort();
         return write(text);
       };
-      const code = await runCli(
-        [
-          '--target',
-          'remote',
-          '--base-url',
-          server!.url,
-          '--yes',
-          '--json',
-          '--debug',
-          '--concurrency',
-          '1',
-          'user',
-          'sync',
-          '--file',
-          file,
-        ],
-        io.deps,
-      );
+      const code = await syncOneBy(io, file, '1', ['--debug']);
       expect(code).toBe(130);
       expect(server!.requests).toHaveLength(1);
       const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
@@ -537,6 +494,40 @@ describe('interrupted while waiting to retry (QA): never "nothing was sent" once
       expect(doc.error?.message).toContain(
         'interrupted while waiting to retry: the service answered 1 request with "try again later" (not done)',
       );
+    });
+  });
+});
+
+describe('the service gone mid-run (a server killed mid-night): the stop says what was answered and the way back', () => {
+  it('u-0 answered, then the port refuses: exit 3, E3002, the stop names 1 answered request and runs resume, in --json too', async () => {
+    let received = 0;
+    server = await startHostileServer((_request, res) => {
+      received += 1;
+      // The marker: the first user's answer is written; the server then goes away (a connection not kept alive, so
+      // the next request meets the closed port: refused, never received).
+      res.on('finish', () => void server?.close());
+      json(res, 200, FIRST_USER, { connection: 'close' });
+    });
+    await withTempDir(async (dir) => {
+      const { file, io } = await threeUsers(dir, new AbortController().signal);
+      const code = await syncOneBy(io, file, '1');
+      expect(code).toBe(3);
+      expect(received).toBe(1);
+      const doc = JSON.parse(io.stdout.text) as {
+        run: string;
+        error?: { code: string; message: string };
+        items: Array<{ status: string }>;
+      };
+      expect(doc.items.map((item) => item.status)).toEqual(['ok', 'skipped', 'skipped']);
+      expect(doc.error?.code).toBe('E3002');
+      expect(doc.error?.message).toContain('the run stopped there, after 1 request the service answered');
+      expect(doc.error?.message).toContain(`examctl runs resume ${doc.run} sends the rest`);
+      expect(lineWith(io.stderr.text, 'examctl: E3002:')).toContain(`examctl runs resume ${doc.run}`);
+      // The code's explanation gives the same way back, and no longer says the run sent nothing.
+      const explain = testDeps(dir);
+      expect(await runCli(['explain', 'E3002'], explain.deps)).toBe(0);
+      expect(explain.stdout.text).toContain('examctl runs resume <id>');
+      expect(explain.stdout.text).not.toContain('Nothing was sent');
     });
   });
 });
