@@ -1,6 +1,7 @@
 /** The sync memory's lines (docs/sync.md, "Format"): entry, population and header, written and read back checked. */
 import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
+import { counted } from '../formats/number-format.js';
 import { encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { ReportTarget, SyncMemoryNote } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
@@ -52,6 +53,11 @@ export interface PopulationRecord {
 
 /** The entity kinds a memory is kept for: one file each per target. */
 export type SyncKind = NonNullable<SyncMemoryNote['kind']>;
+
+/** A count of a kind in words: `1 collection`, `2 users`. */
+export function countedKind(count: number, kind: SyncKind): string {
+  return counted(count, kind.slice(0, -1), kind);
+}
 
 /** Every kind, as `synced show` lists them and `synced forget` forgets them. */
 export const SYNC_KINDS: readonly SyncKind[] = ['users', 'schedules', 'collections'];

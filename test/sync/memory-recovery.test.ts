@@ -233,7 +233,7 @@ describe('synced adopt-collections', () => {
       expect(adopted.stderr).toContain(
         'no ExternalId: each run names such a collection anew, so there is nothing to adopt',
       );
-      expect(adopted.stderr).toMatch(/adopted 1 collections of c\.json into the sync memory of local store/);
+      expect(adopted.stderr).toMatch(/adopted 1 collection of c\.json into the sync memory of local store/);
       // Taken for examctl's own by --existing ok, with the file's fields.
       const memory = readFileSync(
         join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson'),

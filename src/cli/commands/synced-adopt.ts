@@ -16,7 +16,7 @@ import { fileDigest } from '../../sync/replayed-file.js';
 import { refuseOthersMemoryFile } from '../../context/loose-permissions.js';
 import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
-import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
+import { countedKind, type MemoryEntry, type SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { schedulePushInput } from '../../pipeline/schedule-input.js';
@@ -249,7 +249,7 @@ async function tell<P>(
       : ` as --population ${input.population}`;
   await say(
     deps,
-    `${where.dryRun ? 'would adopt' : 'adopted'} ${n(adoption.adopted.length)} ${kind} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
+    `${where.dryRun ? 'would adopt' : 'adopted'} ${countedKind(adoption.adopted.length, kind)} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
       `(run ${adoption.run}: ${n(fresh)} new, ${n(replaced)} replaced)${refused}${where.dryRun ? '; nothing was written (--dry-run)' : ''}`,
   );
 }

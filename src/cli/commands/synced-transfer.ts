@@ -14,7 +14,7 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { memoryPlaceOf } from '../../context/target.js';
 import { MAX_STATE_BYTES } from '../../context/state-http.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import type { SyncKind } from '../../sync/memory-lines.js';
+import { countedKind, type SyncKind } from '../../sync/memory-lines.js';
 import { populationList, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
 import { StateService } from '../../sync/state-service.js';
@@ -39,7 +39,7 @@ function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>, newestRun
   const words = kinds
     .map(
       ([kind, { ids, populations }]) =>
-        `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`,
+        `${countedKind(ids, kind as SyncKind)}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`,
     )
     .join(', ');
   const said = kinds.reduce((count, [, { populations }]) => count + populations.length, 0) === 1;

@@ -1,5 +1,6 @@
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
-import { counted, formatCount } from '../../formats/number-format.js';
+import { formatCount } from '../../formats/number-format.js';
+import { countedKind } from '../../sync/memory-lines.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { describeMemory, forgetMemory, listMemories, ofAnotherStore } from '../../sync/memory-files.js';
@@ -57,11 +58,11 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
         : '';
     await printLine(
       deps,
-      `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`,
+      `${where}${replaced}: ${countedKind(memory.remembered, memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`,
     );
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
-      await printLine(deps, `  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`);
+      await printLine(deps, `  ${who}: newest run ${synced.newestRun}, ${countedKind(synced.count, memory.kind)}`);
     }
   }
   return 0;
