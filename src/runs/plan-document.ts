@@ -6,7 +6,7 @@
 import { createHash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { SECRET_FIELDS } from '../domain/field-names.js';
-import { UsageError } from '../system/errors.js';
+import { InputFileError, UsageError } from '../system/errors.js';
 import { ReplacementFile } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
@@ -180,7 +180,7 @@ export class PlanWriter {
  * A plan file read back and checked: its checksum (an edited plan: exit 2), its format and version,
  * every field's type. Nothing of it is trusted before.
  */
-export async function readPlan(path: string): Promise<PlanDocument> {
+export async function readPlan(path: string, named = path): Promise<PlanDocument> {
   const refused = (why: string) => new UsageError(`plan ${path}: ${why}`, { code: 'E2600' });
   // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a
   // swapped path).
@@ -189,9 +189,9 @@ export async function readPlan(path: string): Promise<PlanDocument> {
     (error: unknown) => {
       if (error instanceof NotRegularFileError) throw refused(`not a file (${error.kind})`);
       if (error instanceof FileTooLargeError) throw refused(`larger than a plan can be (${MAX_PLAN_BYTES} bytes)`);
-      // No file there: a path to check, not a plan to make again.
+      // No file there: a path to check, not a plan to make again; an input file named as given, as `--file`'s is.
       if ((error as { code?: unknown } | null)?.code === 'ENOENT') {
-        throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2101' });
+        throw new InputFileError(named, undefined, `cannot read the plan (${describeSystemError(error)})`, 'E2101');
       }
       throw refused(`cannot read it (${describeSystemError(error)})`);
     },

@@ -14,7 +14,8 @@ describe('examctl apply of a path with no file', () => {
       const json = testDeps(dir, {}, env);
       expect(await runCli(['--store', join(dir, 'store'), 'apply', 'tonight.plan.json', '--json'], json.deps)).toBe(2);
       const { error } = JSON.parse(json.stdout.text);
-      expect(error).toMatchObject({ code: 'E2101', exitCode: 2 });
+      // The kind and file every E2101 carries (docs/ci.md: `input-file`, with `file`), as `user sync --file` gives them.
+      expect(error).toMatchObject({ code: 'E2101', exitCode: 2, kind: 'input-file', file: 'tonight.plan.json' });
       expect(error.message).toContain('tonight.plan.json');
     }));
 });

@@ -25,7 +25,7 @@ describe('readPlan', () => {
         // Opened without blocking, judged by its handle: refused, never waited on.
         expect(await refused(join(dir, 'plan.fifo'))).toContain('not a file');
       }
-      expect(await refused(join(dir, 'missing.json'), 'E2101')).toContain('cannot read it');
+      expect(await refused(join(dir, 'missing.json'), 'E2101')).toContain('cannot read the plan');
       const big = join(dir, 'big.json');
       // Sparse: refused by its size, unread.
       await writeFile(big, '');

@@ -32,7 +32,7 @@ const TYPED_PATHS = ['store', 'tokenFile', 'report', 'runsDir'] as const;
 export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, deps: CliDeps, _target: TargetOf) {
   const options = onlyGlobals(globals);
   const path = resolve(deps.cwd, given);
-  const plan = await readPlan(path);
+  const plan = await readPlan(path, given);
   const place = planPlace(plan, deps);
   const dryRun = options.dryRun === true;
   // Applied already: a dry run says so too, as apply would (its own run moved the store since the plan).
