@@ -85,10 +85,10 @@ export async function refuseMovedPlan(
   if (memory !== plan.memory)
     moved.push(
       plan.memory === NO_MEMORY
-        ? `a sync memory of ${describeTarget(target.report)} was made since the plan was made (another run)`
+        ? `a sync memory of ${describeTarget(target.report)} was made since the plan was made (another run, or synced import or adopt)`
         : memory === NO_MEMORY
           ? `the sync memory of ${describeTarget(target.report)} the plan was made from is gone (forgotten, or another --sync-dir)`
-          : `the sync memory of ${describeTarget(target.report)} changed since the plan was made (another run fed it)`,
+          : `the sync memory of ${describeTarget(target.report)} changed since the plan was made (another run fed it, or it was imported, adopted or restored)`,
     );
   if (moved.length > 0) throw refused(moved.join('; '));
 }

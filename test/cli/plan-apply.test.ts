@@ -247,6 +247,15 @@ describe('plan then apply (docs/plan.md)', () => {
       const gone = await cli(['apply', 'plan.json']);
       expect(gone.code).toBe(2);
       expect(gone.stderr).toMatch(/E2601: .*file-export\.csv/);
+      // The memory alone, exported, forgotten and imported again since the plan: no other run fed it, and the
+      // refusal does not say one did.
+      await plan();
+      expect((await cli(['synced', 'export', '--out', 'memory.json'])).code).toBe(0);
+      expect((await cli(['synced', 'forget', '--target', 'local'])).code).toBe(0);
+      expect((await cli(['synced', 'import', 'memory.json'])).code).toBe(0);
+      const reimported = await cli(['apply', 'plan.json']);
+      expect(reimported.code).toBe(2);
+      expectCoded(reimported.stderr, 'E2601', 'sync memory', 'imported');
       // The memory alone: forgotten since the plan.
       await plan();
       expect((await cli(['synced', 'forget', '--target', 'local'])).code).toBe(0);
