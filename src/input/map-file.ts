@@ -131,7 +131,7 @@ export async function readMapFile(
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as --file's (text-source.ts).
-    throw cannotRead(at === undefined ? origin : `${at}: ${origin}`, error);
+    throw cannotRead(path, error, at === undefined ? origin : `${at}: ${origin}`);
   }
   return parseMapFile(text, origin);
 }

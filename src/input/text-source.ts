@@ -27,9 +27,10 @@ function looksUtf16(bytes: Buffer): boolean {
 }
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
-export function cannotRead(file: string, error: unknown): InputFileError {
+export function cannotRead(file: string, error: unknown, named = file): InputFileError {
   const missing = (error as { code?: unknown } | null)?.code === 'ENOENT';
-  return new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`, missing ? 'E2101' : 'E2102');
+  const code = missing ? 'E2101' : 'E2102';
+  return new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`, code, named);
 }
 
 /** Why a file could not be read, in the words every input file's message uses (`no such file`). */

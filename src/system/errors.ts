@@ -62,7 +62,8 @@ export class UsageError extends ExamctlError<2> {
 
 /**
  * A structural problem in an input file, named by file and line (`file:line: reason`).
- * Ends the run before anything is sent.
+ * Ends the run before anything is sent. `named`: the words the message names the file by where a flag names it
+ * (`--map-file map.json`); `file` stays the file itself, for --json's `error.file`.
  */
 export class InputFileError extends UsageError {
   static override readonly defaultCode: ErrorCodeId = 'E2100';
@@ -71,8 +72,9 @@ export class InputFileError extends UsageError {
     readonly line: number | undefined,
     readonly reason: string,
     code?: CodeOfExit<2>,
+    named = file,
   ) {
-    super(line === undefined ? `${file}: ${reason}` : `${file}:${line}: ${reason}`, { code });
+    super(line === undefined ? `${named}: ${reason}` : `${named}:${line}: ${reason}`, { code });
   }
 }
 

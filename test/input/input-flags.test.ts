@@ -156,6 +156,13 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
       expectCoded(missing.stderr, 'E2101', '--map-file nope.json', 'no such file');
+      // --json: an input-file error whose `file` is the map file, never the flag's words (docs/ci.md, `kind`).
+      const json = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json', '--json']);
+      expect(JSON.parse(json.stdout).error).toMatchObject({
+        code: 'E2101',
+        kind: 'input-file',
+        file: join(dir, 'nope.json'),
+      });
       // A flag for the same field overrides the file's map rather than clashing with it.
       await writeFile(
         join(dir, 'users.csv'),
