@@ -52,10 +52,12 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
   const missing = note.found
     ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
     : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
+  // A dry run says what the run would do, in the present: nothing was done.
+  const was = header.dryRun ? 'is' : 'was';
   const costs =
     note.kind === 'schedules'
-      ? 'no schedule was left out as unchanged, and no later run names a candidate this one registered when the file drops it'
-      : 'no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile';
+      ? `no schedule ${was} left out as unchanged, and no later run names a candidate this one registered when the file drops it`
+      : `no record ${was} left out as unchanged, no leaver ${was} disabled and no link or flag ${was} pruned, and no later night does it for the users who left or moved meanwhile`;
   return (
     `${missing}: ${costs}; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`

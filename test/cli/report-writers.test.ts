@@ -359,4 +359,19 @@ describe('what a gap in the sync memory costs, in the words of what it is a memo
     expect(none).toContain('(examctl synced adopt-schedules)');
     expect(none).not.toMatch(/leaver|disabled/);
   });
+
+  it("says a dry run's costs in the present: it disabled and left out nothing", () => {
+    const syncMemory = {
+      kind: 'users',
+      found: false,
+      file: '/m/users.ndjson',
+      remembered: 0,
+      population: null,
+      populationFound: false,
+    } as const;
+    expect(noMemorySentence({ ...header, syncMemory })).toContain('no leaver was disabled');
+    const dry = noMemorySentence({ ...header, dryRun: true, syncMemory });
+    expect(dry).toContain('no record is left out as unchanged, no leaver is disabled and no link or flag is pruned');
+    expect(dry).not.toContain('leaver was');
+  });
 });
