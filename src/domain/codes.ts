@@ -303,6 +303,13 @@ export function recordCodeEntry(code: string): RecordCodeEntry | undefined {
     return { code: code.trim(), exit, title, cause, fix };
   }
   const warning = Object.hasOwn(WARNING_CODES, name);
+  // `review-session show` reads one session by the id it is given: no row, no report to feed back.
+  const fix =
+    name === 'ReviewSessionNotFound'
+      ? `Check the id given to examctl review-session show: the target holds no review session by it (its ExternalId, as the platform shows it). ${LISTED}.`
+      : warning
+        ? `Check the value the message names: correct it in the file, or leave it if it is right. ${LISTED}.`
+        : `Correct the named field in that row (a report's error_messages column says which), then send only the rows that failed: --file <report>.csv --only-failed. ${LISTED}.`;
   return {
     code: code.trim(),
     exit: warning ? 0 : 1,
@@ -310,8 +317,6 @@ export function recordCodeEntry(code: string): RecordCodeEntry | undefined {
     cause: warning
       ? `A record's warning, examctl's own, not a run's code: ${title}. The record is sent all the same; with --strict it fails with this code, exit 1 (docs/input-formats.md, "Warnings").`
       : `A record's code, the API's, not a run's: ${title}. examctl checks it before sending where the rule needs no platform state; otherwise the platform (or the local engine) answers it. The record's message names the field and the value.`,
-    fix: warning
-      ? `Check the value the message names: correct it in the file, or leave it if it is right. ${LISTED}.`
-      : `Correct the named field in that row (a report's error_messages column says which), then send only the rows that failed: --file <report>.csv --only-failed. ${LISTED}.`,
+    fix,
   };
 }

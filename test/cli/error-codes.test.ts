@@ -75,6 +75,11 @@ describe('examctl explain', () => {
       const skipped = testDeps(dir);
       expect(await runCli(['explain', '9025'], skipped.deps)).toBe(0);
       expect(skipped.stdout.text).toMatch(/^9025: not sent run stopped \(exit of the run's error\)/);
+      // A code of a command that reads one object: the fix is the id given, not a report fed back.
+      const session = testDeps(dir);
+      expect(await runCli(['explain', '1101'], session.deps)).toBe(0);
+      expect(session.stdout.text).toContain('review-session show');
+      expect(session.stdout.text).not.toContain('--only-failed');
       const none = testDeps(dir);
       expect(await runCli(['explain', '208'], none.deps)).toBe(2);
       expect(none.stderr.text).toMatch(/^examctl: E2004: .*"208"/);
