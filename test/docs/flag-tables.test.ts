@@ -11,7 +11,13 @@ import {
 } from '../../scripts/doc-tables.js';
 import { declareCommand } from '../../src/cli/command-declaration.js';
 import { COMMANDS } from '../../src/cli/program.js';
-import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../../src/defaults.js';
+import {
+  LOCAL_CONCURRENCY,
+  PRUNE_KEEP_FINISHED,
+  PRUNE_MAX_AGE_DAYS,
+  REMOTE_CONCURRENCY,
+  SERVED_CONCURRENCY,
+} from '../../src/defaults.js';
 import { testDeps } from '../cli/helpers.js';
 import { ROOT } from '../support/cli.js';
 
@@ -87,6 +93,8 @@ describe('generated flag tables', () => {
         'docs/remote.md default: remote-concurrency',
         'docs/cli.md default: local-concurrency',
         'docs/remote.md default: served-concurrency',
+        'docs/runs.md default: prune-max-age-days',
+        'docs/runs.md default: prune-keep-finished',
       ]),
     );
     expect(renderDefaultSpans('at <!-- default: remote-concurrency -->16<!-- /default --> in flight')).toEqual({
@@ -99,6 +107,10 @@ describe('generated flag tables', () => {
     expect(flagTable(program, 'user sync --concurrency')).toContain(
       `(default ${REMOTE_CONCURRENCY}; ${SERVED_CONCURRENCY} toward examctl local serve)`,
     );
+    expect(flagTable(program, 'runs prune --older-than')).toContain(`(default ${PRUNE_MAX_AGE_DAYS}d)`);
+    const prune = COMMANDS.find((each) => each.path.join(' ') === 'runs prune')!;
+    expect(prune.description).toContain(`older than ${PRUNE_MAX_AGE_DAYS} days`);
+    expect(prune.description).toContain(`beyond the newest ${PRUNE_KEEP_FINISHED}`);
     expect(LOCAL_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
     expect(SERVED_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
   });

@@ -1,6 +1,5 @@
 import { ExitCode } from '../../system/errors.js';
 import {
-  DEFAULT_PRUNE_POLICY,
   listRuns,
   openResume,
   changedDigestedFile,
@@ -113,19 +112,10 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   }
 }
 
-/** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
-  const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
-  const result = await pruneRuns(
-    runsDir,
-    { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false },
-    new Date(),
-    trustOf(deps),
-  );
+  const result = await pruneRuns(runsDir, { maxAgeMs: olderThan, all }, new Date(), trustOf(deps));
   if (options.json) await printJson(deps, { runsDir, ...result });
   else {
     await say(deps, `removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`);
