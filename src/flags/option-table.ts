@@ -34,6 +34,21 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly summary?: string;
   /** The default in words where no `defaultValue` says it (`the first visible sheet`). */
   readonly shownDefault?: string;
+  /** Flags of its command it needs (one of each list) or refuses beside it: flag-pairs.ts. */
+  readonly needs?: readonly FlagNeed[];
+  readonly excludes?: readonly FlagExclusion[];
+}
+
+/** One of `anyOf` must be given with the flag; `why` is said after the refusal (flag-pairs.ts). */
+export interface FlagNeed {
+  readonly anyOf: readonly string[];
+  readonly why?: string;
+}
+
+/** None of `flags` may be given with the flag, for `why` (flag-pairs.ts). */
+interface FlagExclusion {
+  readonly flags: readonly string[];
+  readonly why: string;
 }
 
 interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {

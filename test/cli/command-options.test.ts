@@ -53,7 +53,7 @@ function recordingProgram(): { parse: (argv: readonly string[]) => Promise<Recei
 /** One command line per declared command, and (part of) the options its behaviour must receive. */
 const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unknown>]> = [
   [
-    'schedule push -f s.csv --schedule-id S-1 --assessment A-1 --start 2026-12-14T09:00:00Z --no-proctoring --keycode --workflow EXTERNAL_ATTEMPTS --changed-only --require-memory',
+    'schedule push -f s.csv --schedule-id S-1 --assessment A-1 --start 2026-12-14T09:00:00Z --no-proctoring --keycode --workflow EXTERNAL_ATTEMPTS --upsert --changed-only --require-memory',
     {
       file: 's.csv',
       scheduleId: 'S-1',
@@ -62,18 +62,18 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
       proctoring: false,
       keycode: true,
       workflow: 'EXTERNAL_ATTEMPTS',
+      upsert: true,
       changedOnly: true,
       requireMemory: true,
     },
   ],
   ['schedule links S-1 -o csv --no-bom', { scheduleExtId: 'S-1', output: 'csv', bom: false }],
   [
-    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --allow-disable-recent --prune-memberships --max-prune 3% --sync-dir d --map Mobile=CellularPhone --map Surname=LastName --map-file m.json --set Role=Candidate --date-format DD.MM.YYYY --timezone Europe/Berlin --really-new-ids',
+    'user sync --file u.csv --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --allow-disable-recent --prune-memberships --max-prune 3% --sync-dir d --map Mobile=CellularPhone --map Surname=LastName --map-file m.json --set Role=Candidate --date-format DD.MM.YYYY --timezone Europe/Berlin --really-new-ids',
     {
       file: 'u.csv',
       reallyNewIds: true,
       allowDisableRecent: true,
-      onlyFailed: true,
       sheet: '2',
       encoding: 'windows-1252',
       disableMissing: true,

@@ -1,4 +1,5 @@
 import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-table.js';
+import { excluding } from '../../flags/flag-pairs.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
 export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [
@@ -51,9 +52,13 @@ export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
 export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
   brief(
     'send only records the target does not have yet',
-    option(
-      '--only-new',
-      'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+    excluding(
+      ['--only-existing'],
+      'each leaves out what the other sends',
+      option(
+        '--only-new',
+        'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+      ),
     ),
   ),
   option(

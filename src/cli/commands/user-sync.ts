@@ -24,7 +24,7 @@ import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
-import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
+import { onlyWhichOf } from '../../sync/known-ids.js';
 import { storeHoldsUser } from '../../sync/adopt-sittings.js';
 import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
 
@@ -49,21 +49,6 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
     };
     return syncFile({ file, ...input, ...globals }, sync, runOptions, deps, target);
   }
-  // Flags of a file run: given without --file, each is refused, never silently dropped.
-  const fileOnly = (
-    [
-      ['--changed-only', flags.changedOnly],
-      ['--disable-missing', flags.disableMissing],
-      ['--max-disable', flags.maxDisable !== undefined],
-      ['--allow-disable-recent', flags.allowDisableRecent],
-      ['--prune-memberships', flags.pruneMemberships],
-      ['--max-prune', flags.maxPrune !== undefined],
-      ['--require-memory', flags.requireMemory],
-      ['--population', population !== undefined],
-      [only === undefined ? '' : onlyFlag(only), only !== undefined],
-    ] as const
-  ).find(([, given]) => given === true)?.[0];
-  if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: commandName(USER_SYNC),
@@ -101,23 +86,6 @@ async function syncFile(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  if (flags.disableMissing && input.onlyFailed)
-    throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
-  // The file is everyone, yet only some of it is sent: the leavers would be judged against the whole.
-  if (flags.only !== undefined && flags.disableMissing) {
-    throw new UsageError(
-      `${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`,
-    );
-  }
-  if (flags.maxDisable !== undefined && !flags.disableMissing)
-    throw new UsageError('--max-disable goes with --disable-missing');
-  if (flags.allowDisableRecent && !flags.disableMissing)
-    throw new UsageError('--allow-disable-recent goes with --disable-missing');
-  if (flags.maxPrune !== undefined && !flags.pruneMemberships)
-    throw new UsageError('--max-prune goes with --prune-memberships');
-  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
-    throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
-  }
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   const { units, readIds } = unitPerRecord(
