@@ -8,7 +8,7 @@ import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
+import { unitPerRecord, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
@@ -26,7 +26,7 @@ import { UsageError } from '../../system/errors.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyWhichOf } from '../../sync/known-ids.js';
 import { storeHoldsUser } from '../../sync/adopt-sittings.js';
-import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
+import { syncPromptedUser } from '../../pipeline/user-questions.js';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(given: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
@@ -49,30 +49,12 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
     };
     return syncFile({ file, ...input, ...globals }, sync, runOptions, deps, target);
   }
-  let fields: Record<string, unknown> | undefined;
-  const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
-    command: commandName(USER_SYNC),
-    records: promptedRecord(() => fields ?? {}),
-    ...unitPerRecord(userUnit),
-    send: sendUser,
-    // A prompted user is remembered to say what became of it.
-    remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }),
-  };
-  fields = await askUser(options, deps, target);
-  let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
-  // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
-  while (remembered.at(-1)?.outcome.status === 'failed') {
-    const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
-    if (corrected === null) break;
-    fields = corrected;
-    ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
-  }
-  // One prompted user: say what became of it (the summary table only counts).
-  const last = remembered.at(-1);
-  if (last !== undefined && last.outcome.status !== 'failed') {
-    await say(deps, `user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`);
-  }
-  return exitCode;
+  return syncPromptedUser(
+    { command: commandName(USER_SYNC), ...unitPerRecord(userUnit), send: sendUser },
+    runOptions,
+    deps,
+    target,
+  );
 }
 
 /**
