@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from '../system/errors.js';
-import type { FlagNeed, OptionSpec, Spec, SpecTable } from './option-table.js';
+import type { FlagNeed, Spec, SpecTable } from './option-table.js';
 
 /**
  * Which of a command's own flags need or exclude others, declared on its table (`needing`, `excluding`) and
@@ -22,9 +22,11 @@ export function needing<const T extends readonly Spec[]>(
   ) as unknown as T;
 }
 
-/** The option refused with any of `flags` (`--disable-missing and --only-failed do not go together`). */
-export function excluding<const S extends OptionSpec>(flags: readonly string[], why: string, spec: S): S {
-  return { ...spec, excludes: [...(spec.excludes ?? []), { flags, why }] };
+/** Every option of `specs` refused with any of `flags` (`--disable-missing and --only-failed do not go together`). */
+export function excluding<const T extends readonly Spec[]>(flags: readonly string[], why: string, specs: T): T {
+  return specs.map((spec) =>
+    spec.kind === 'option' ? { ...spec, excludes: [...(spec.excludes ?? []), { flags, why }] } : spec,
+  ) as unknown as T;
 }
 
 /** `a`, `a or b`, `a, b or c`. */

@@ -93,8 +93,8 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
     { title: 'T', taxonomy: ['TX-1', 'TX-2'], repository: ['LO-1'] },
   ],
   [
-    'invigilators remove S-1 inv-1 inv-2 --only-failed',
-    { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true },
+    'invigilators remove S-1 inv-1 inv-2 --file r.csv --only-failed',
+    { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], file: 'r.csv', onlyFailed: true },
   ],
   ['apply tonight.plan.json --max-age 12h', { plan: 'tonight.plan.json', maxAge: 12 * 60 * 60 * 1000 }],
   ['user sync --file u.csv --dry-run --plan-out p.json', { file: 'u.csv', planOut: 'p.json' }],

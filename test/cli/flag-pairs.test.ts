@@ -39,7 +39,7 @@ describe('flags that need or exclude others, declared on the tables', () => {
         ...needing(['--disable-missing', '--prune'], undefined, [option('--max <n>', 'm', '5')] as const),
       ] as const),
       option('--file <path>', 'f'),
-      excluding(['--only-new'], 'each leaves out the other', option('--disable-missing', 'd')),
+      ...excluding(['--only-new'], 'each leaves out the other', [option('--disable-missing', 'd')] as const),
       option('--prune', 'p'),
       option('--only-new', 'n'),
     ] as const;
@@ -98,6 +98,18 @@ describe('flags that need or exclude others, declared on the tables', () => {
     [
       ['local', 'serve', '--faults-seed', '3'],
       ['--faults-seed', 'needs --faults'],
+    ],
+    [
+      ['invigilators', 'remove', 'S-1', 'inv-1', '--only-failed'],
+      ['--only-failed', 'needs --file'],
+    ],
+    [
+      ['user', 'sync', '--only-failed'],
+      ['--only-failed', 'needs --file'],
+    ],
+    [
+      ['collection', 'add', '--file', 'c.json', '--title', 'T'],
+      ['--title', '--file', 'put the fields in the file'],
     ],
   ])('%j: exit 2, E2000, naming %j, nothing made', (argv, facts) =>
     withTempDir(async (dir) => {

@@ -50,17 +50,15 @@ export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
 
 /** --only-new and --only-existing: docs/sync.md, "New and existing" (sync/known-ids.ts). */
 export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
-  brief(
-    'send only records the target does not have yet',
-    excluding(
-      ['--only-existing'],
-      'each leaves out what the other sends',
+  ...excluding(['--only-existing'], 'each leaves out what the other sends', [
+    brief(
+      'send only records the target does not have yet',
       option(
         '--only-new',
         'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
       ),
     ),
-  ),
+  ] as const),
   option(
     '--only-existing',
     'send only records the target has already (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',

@@ -22,16 +22,18 @@ export const USER_SYNC_MEMORY_OPTIONS = [
   ...needing(['--file'], FILE_RUN, [
     CHANGED_ONLY_OPTION,
     // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
-    excluding(
+    ...excluding(
       ['--only-failed', '--only-new', '--only-existing'],
       '--disable-missing needs every user of the whole file sent or judged unchanged',
-      brief(
-        'the file is everyone: disable users it no longer holds',
-        option(
-          '--disable-missing',
-          'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds',
+      [
+        brief(
+          'the file is everyone: disable users it no longer holds',
+          option(
+            '--disable-missing',
+            'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds',
+          ),
         ),
-      ),
+      ] as const,
     ),
     brief(
       'the file is all of this population (e.g. staff)',
