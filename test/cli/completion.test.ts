@@ -9,11 +9,14 @@ import {
   commandTree,
   completionScript,
   fishCompletion,
+  SHELLS,
   zshCompletion,
 } from '../../src/flags/completion.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { testDeps } from './helpers.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { expectCoded } from '../support/coded-message.js';
 
 const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined);
 
@@ -167,15 +170,17 @@ describe('completion from the command tree', () => {
 });
 
 describe('completion command module', () => {
-  it('prints the script for a known shell and refuses another (exit 2)', async () => {
-    const { run } = await import('../../src/cli/commands/completion.js');
+  it('prints the script for a known shell; another, or none, is refused by its table (exit 2) naming the shells', async () => {
     const io = testDeps('/tmp');
-    expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
+    expect(await runCli(['completion', 'bash'], io.deps)).toBe(0);
     expect(io.stdout.text).toContain('complete -F _examctl examctl');
-    await expect(run({ shell: 'tcsh' }, testDeps('/tmp').deps)).rejects.toMatchObject({
-      exitCode: 2,
-      message: 'completion needs a shell: bash, zsh, fish, powershell (not "tcsh")',
-    });
+    const other = testDeps('/tmp');
+    expect(await runCli(['completion', 'tcsh'], other.deps)).toBe(2);
+    expectCoded(other.stderr.text, 'E2001', "'tcsh'", SHELLS.join(', '));
+    expect(other.stdout.text).toBe('');
+    const none = testDeps('/tmp');
+    expect(await runCli(['completion'], none.deps)).toBe(2);
+    expectCoded(none.stderr.text, 'E2001', 'shell');
   });
 });
 
