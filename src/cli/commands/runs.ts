@@ -113,7 +113,7 @@ async function resumeRun(
     const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
-    const { confirmResumeTarget } = await import('./resume-target.js');
+    const { confirmResumeTarget } = await import('../../pipeline/resume-target.js');
     await confirmResumeTarget(
       opened,
       { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) },
