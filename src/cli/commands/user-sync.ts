@@ -1,8 +1,7 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
-import { problemsFrom } from '../../api/envelope-errors.js';
+import { groupErrorProblems } from '../../api/envelope-errors.js';
 import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
-import type { Problem } from '../../domain/problem.js';
 import type { UserRequest } from '../../domain/types.js';
 import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
@@ -173,16 +172,4 @@ export function userUnit(record: InputRecord): Unit<UserRequest> {
 async function sendUser(api: IntegrationApi, user: UserRequest, options: { dryRun?: boolean }) {
   const result = await api.upsertUser(user, options);
   return outcomeOf<UserResponseContent>(result, (content) => groupErrorProblems(content, user));
-}
-
-/** GroupErrors name a hierarchy by ExternalId; the report names the request's Hierarchies[i]. */
-function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
-  const errors: unknown = (content as { GroupErrors?: unknown }).GroupErrors;
-  if (!Array.isArray(errors)) return problemsFrom(errors, 'Hierarchies');
-  return errors.flatMap((entry: unknown) => {
-    const id = typeof entry === 'object' && entry !== null ? (entry as { ExternalId?: unknown }).ExternalId : undefined;
-    const index = typeof id === 'string' ? (user.Hierarchies ?? []).findIndex((h) => h.ExternalId === id) : -1;
-    const field = index >= 0 ? `Hierarchies[${index}]` : 'Hierarchies';
-    return problemsFrom([entry]).map((problem) => ({ ...problem, field }));
-  });
 }
