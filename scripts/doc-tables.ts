@@ -16,6 +16,9 @@ import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../src/
 import { inputJsonSchema, wireSchema } from '../src/domain/schemas.js';
 import { HIERARCHY_TABLE, USER_TABLE } from '../src/domain/user.js';
 import { ERROR_CODES, errorCodeEntry } from '../src/system/error-codes.js';
+import { commandName, type CommandDeclaration } from '../src/cli/command-declaration.js';
+import { COMMANDS } from '../src/cli/program.js';
+import { EVERY_COMMAND_FLAGS, takenGlobalFlags, takesTargetLocal } from '../src/flags/taken-flags.js';
 
 /**
  * The generated blocks of the docs (docs/architecture.md, "Generated blocks in docs"): flag tables
@@ -204,6 +207,38 @@ export function flagTable(program: Command, marker: string): string {
       `| \`${cell(option.flags)}\` | ${cell(Help.prototype.optionDescription.call(help, option)).replace(/</g, '\\<')} |`,
   );
   return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
+}
+
+const TAKES_BLOCK = /(<!-- takes: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/takes -->)/g;
+
+/** The text with every `<!-- takes: global flags -->` block rewritten from the declarations' `takes` (`commands`). */
+export function renderTakesBlocks(
+  markdown: string,
+  commands: readonly CommandDeclaration[] = COMMANDS,
+): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, TAKES_BLOCK, (marker) => takesTable(marker, commands));
+}
+
+/**
+ * Which global flags each runnable command takes: the commands that take the same flags on one row, in the
+ * registry's order, then the flags every command takes.
+ */
+export function takesTable(marker: string, commands: readonly CommandDeclaration[]): string {
+  if (marker !== 'global flags') throw new Error(`takes table "${marker}": expected "global flags"`);
+  const rowsByFlags = new Map<string, string[]>();
+  for (const declaration of commands.filter((each) => each.options !== undefined)) {
+    const taken = takenGlobalFlags(declaration.takes).map((flag) => `\`${flag}\``);
+    if (takesTargetLocal(declaration.takes)) taken.push('`--target local` (not `remote`)');
+    const flags = taken.length === 0 ? 'none of them' : taken.join(', ');
+    rowsByFlags.set(flags, [...(rowsByFlags.get(flags) ?? []), `\`${commandName(declaration)}\``]);
+  }
+  return rows(
+    ['command', 'the global flags it takes (any other is refused, E2007)'],
+    [
+      ...[...rowsByFlags].map(([flags, names]) => [names.join(', '), flags]),
+      ['every command', EVERY_COMMAND_FLAGS.map((flag) => `\`${flag}\``).join(', ')],
+    ],
+  );
 }
 
 const DEFAULT_SPAN = /(<!-- (default: [a-z-]+) -->)([^<]*)(<!-- \/default -->)/g;

@@ -1,6 +1,6 @@
 // `npm run docs:flags`: rewrites every `<!-- flags: ... -->` block of docs/*.md and README.md from
 // the built command tree (dist/, which `npm run docs:flags` builds first), every `<!-- default: name -->`
-// span from src/defaults.ts, every `<!-- api: ... -->` block of docs/api-reference.md from the rule
+// span from src/defaults.ts, every `<!-- takes: global flags -->` block from the command declarations' `takes`, every `<!-- api: ... -->` block of docs/api-reference.md from the rule
 // tables, and docs/errors.md's `<!-- errors: codes -->` from src/system/error-codes.ts. How a block is written: scripts/doc-tables.ts (outside src/: no command loads it), bundled
 // here into dist/doc-tables.mjs, its packages left to node_modules (the command tree's commander).
 // test/docs/flag-tables.test.ts and test/docs/api-reference.test.ts fail while a block is out of date.
@@ -21,7 +21,9 @@ await build({
   format: 'esm',
   logLevel: 'warning',
 });
-const { renderApiBlocks, renderDefaultSpans, renderErrorBlocks, renderFlagBlocks } = await import(tables);
+const { renderApiBlocks, renderDefaultSpans, renderErrorBlocks, renderFlagBlocks, renderTakesBlocks } = await import(
+  tables
+);
 
 const quiet = { write: () => undefined };
 const program = buildProgram(
@@ -41,8 +43,9 @@ for (const file of docs) {
   const defaults = renderDefaultSpans(flags.text);
   const api = renderApiBlocks(defaults.text);
   const errors = renderErrorBlocks(api.text);
-  const text = errors.text;
-  const blocks = [...flags.blocks, ...defaults.blocks, ...api.blocks, ...errors.blocks];
+  const takes = renderTakesBlocks(errors.text);
+  const text = takes.text;
+  const blocks = [...flags.blocks, ...defaults.blocks, ...api.blocks, ...errors.blocks, ...takes.blocks];
   for (const block of blocks.filter((each) => !each.upToDate))
     console.error(`${relative(root, file)}: rewrote ${block.marker}`);
   if (text !== before) {

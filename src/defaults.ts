@@ -25,9 +25,17 @@ export const SERVED_CONCURRENCY = 128;
  */
 export const LOCAL_CONCURRENCY = 256;
 
+/** `runs prune` removes finished runs started longer ago than this many days (`--older-than`)... */
+export const PRUNE_MAX_AGE_DAYS = 30;
+
+/** ...and the finished runs beyond the newest this many. */
+export const PRUNE_KEEP_FINISHED = 100;
+
 /** The defaults docs may cite in a `<!-- default: name -->` span, by name. */
 export const NAMED_DEFAULTS: Readonly<Record<string, number>> = {
   'remote-concurrency': REMOTE_CONCURRENCY,
   'local-concurrency': LOCAL_CONCURRENCY,
   'served-concurrency': SERVED_CONCURRENCY,
+  'prune-max-age-days': PRUNE_MAX_AGE_DAYS,
+  'prune-keep-finished': PRUNE_KEEP_FINISHED,
 };

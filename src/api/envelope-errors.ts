@@ -1,6 +1,8 @@
 import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
 import type { ProblemCode } from '../domain/codes.js';
+import type { UserRequest } from '../domain/types.js';
+import type { UserResponseContent } from '../domain/user.js';
 
 /**
  * Normalises the Errors member of any envelope, whatever its shape, into Problems, keeping every
@@ -180,4 +182,16 @@ function joinField(prefix: string, field: string): string {
 /** A server's message past ERROR_LIMITS.messageChars: its start, and how long it was. */
 function cutMessage(message: string): string {
   return `${message.slice(0, ERROR_LIMITS.messageChars)}… (cut by examctl: ${message.length.toLocaleString('en-US')} characters)`;
+}
+
+/** GroupErrors name a hierarchy by ExternalId; the report names the request's Hierarchies[i]. */
+export function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
+  const errors: unknown = (content as { GroupErrors?: unknown }).GroupErrors;
+  if (!Array.isArray(errors)) return problemsFrom(errors, 'Hierarchies');
+  return errors.flatMap((entry: unknown) => {
+    const id = typeof entry === 'object' && entry !== null ? (entry as { ExternalId?: unknown }).ExternalId : undefined;
+    const index = typeof id === 'string' ? (user.Hierarchies ?? []).findIndex((h) => h.ExternalId === id) : -1;
+    const field = index >= 0 ? `Hierarchies[${index}]` : 'Hierarchies';
+    return problemsFrom([entry]).map((problem) => ({ ...problem, field }));
+  });
 }

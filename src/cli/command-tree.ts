@@ -8,6 +8,7 @@ import { argumentKeys, attributeOf, examples, REFUSED_GLOBALS, registerSpecs } f
 import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
 import { flagRefusal, refusedFlag, refusedGlobalFlags, type TakingCommand } from '../flags/taken-flags.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
+import { pairingRefusal } from '../flags/flag-pairs.js';
 import { COMMANDS } from './program.js';
 import {
   allPointer,
@@ -96,6 +97,8 @@ export function buildProgram(
       const taking = takingCommand(declaration);
       const refused = refusedFlag(taking, merged);
       if (refused !== undefined) throw flagRefusal(refused, taking, commands.map(takingCommand));
+      const unpaired = pairingRefusal(table, self);
+      if (unpaired !== undefined) throw unpaired;
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       argumentKeys(table).forEach((key, index) => (parsed[key] = args[index]));

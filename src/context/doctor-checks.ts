@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_FILE, lockHolder, lockTimeoutFromEnv } from '../system/lock.js';
-import type { CommandDeps, GlobalOptions } from './command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions } from './command-deps.js';
+import { ExitCode, UsageError } from '../system/errors.js';
+import { BUILD_ID } from '../version.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { goneStore, memoryPlaceOf, namedStorePath } from './target.js';
+import { goneStore, memoryPlaceOf, namedStorePath, targetOnce } from './target.js';
 import { REMOTE_NOT_SET, TOKEN_SOURCE_WORDS } from './remote-settings.js';
 import { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces } from './loose-permissions.js';
 import { configDir, configPath, expandPath, runConfig } from './config-file.js';
@@ -43,6 +45,38 @@ export interface DoctorReport {
   /** Server clock minus ours, in seconds (remote, when the server sends a Date header). */
   clockSkewSeconds?: number;
   checks: DoctorCheck[];
+}
+
+/**
+ * `examctl doctor`: the target's checks (what makes a run that sends a usage error, as no base URL, an unknown
+ * profile or an unreadable token file, is exactly what doctor is asked to diagnose: a failed `target` check), the
+ * permissions' and the sync memory's (`memory`, the sync room's check, handed in), printed as the command's result;
+ * exit 3 when one failed.
+ */
+export async function runDoctor(
+  options: DoctorCheckOptions,
+  deps: CommandDeps,
+  memory: (target: ResolvedTarget, options: DoctorCheckOptions, deps: CommandDeps) => Promise<DoctorCheck>,
+): Promise<number> {
+  let report: DoctorReport;
+  let resolved: ResolvedTarget | undefined;
+  try {
+    const target = await targetOnce(options, { ...deps, sends: true })();
+    resolved = target;
+    if (target.kind === 'remote') await target.remote.checkBaseUrl();
+    report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    report = { healthy: false, target: options.target, checks: [failedCheck('target', error)] };
+  }
+  const tokenFile = resolved?.kind === 'remote' ? resolved.tokenFile : undefined;
+  report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
+  if (resolved !== undefined) report.checks.push(await memory(resolved, options, deps));
+  report.healthy = !report.checks.some((check) => check.status === 'fail');
+  report.build = BUILD_ID;
+  if (options.json) await printJson(deps, report, 2);
+  else await deps.stdout.write(renderReport(report));
+  return report.healthy ? ExitCode.Ok : ExitCode.Target;
 }
 
 /** A review session id that cannot exist: the probe's answer (1101) proves the token is accepted. */

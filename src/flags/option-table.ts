@@ -34,14 +34,31 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly summary?: string;
   /** The default in words where no `defaultValue` says it (`the first visible sheet`). */
   readonly shownDefault?: string;
+  /** Flags of its command it needs (one of each list) or refuses beside it: flag-pairs.ts. */
+  readonly needs?: readonly FlagNeed[];
+  readonly excludes?: readonly FlagExclusion[];
 }
 
-interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
+/** One of `anyOf` must be given with the flag; `why` is said after the refusal (flag-pairs.ts). */
+export interface FlagNeed {
+  readonly anyOf: readonly string[];
+  readonly why?: string;
+}
+
+/** None of `flags` may be given with the flag, for `why` (flag-pairs.ts). */
+interface FlagExclusion {
+  readonly flags: readonly string[];
+  readonly why: string;
+}
+
+interface ArgumentSpec<Key extends string = string, Syntax extends string = string, _Value = unknown> {
   readonly kind: 'argument';
   readonly key: Key;
   readonly syntax: Syntax;
   readonly description: string;
   readonly kept?: JournalKeeping;
+  /** The words it takes; commander refuses any other (exit 2) before the command runs. */
+  readonly choices?: readonly string[];
 }
 
 export type Spec = OptionSpec | ArgumentSpec;
@@ -116,11 +133,7 @@ type ValueOfArgument<S extends string> = S extends `${string}...${string}` ? str
 
 type KeyOf<S> = S extends OptionSpec<infer F> ? AttributeOf<F> : S extends ArgumentSpec<infer K> ? K : never;
 type ValueOf<S> =
-  S extends OptionSpec<string, infer V>
-    ? V
-    : S extends ArgumentSpec<string, infer Syntax>
-      ? ValueOfArgument<Syntax>
-      : never;
+  S extends OptionSpec<string, infer V> ? V : S extends ArgumentSpec<string, string, infer V> ? V : never;
 type IsAlways<S> =
   S extends OptionSpec<string, unknown, true> ? true : S extends ArgumentSpec<string, `<${string}`> ? true : false;
 
@@ -207,8 +220,18 @@ export function argument<const K extends string, const S extends string>(
   key: K,
   syntax: S,
   description: string,
-): ArgumentSpec<K, S> {
+): ArgumentSpec<K, S, ValueOfArgument<S>> {
   return { kind: 'argument', key, syntax, description };
+}
+
+/** A positional argument that is one of a fixed set of words. */
+export function argumentChoice<const K extends string, const S extends string, const C extends readonly string[]>(
+  key: K,
+  syntax: S,
+  description: string,
+  choices: C,
+): ArgumentSpec<K, S, C[number]> {
+  return { kind: 'argument', key, syntax, description, choices };
 }
 
 /** The flag in one line for `--help` (`summary`, then `shownDefault`); the description stays the full text. */
@@ -297,7 +320,9 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
   let group = DEFAULT_HELP_GROUP;
   for (const spec of table) {
     if (spec.kind === 'argument') {
-      command.addArgument(new Argument(spec.syntax, spec.description));
+      const registered = new Argument(spec.syntax, spec.description);
+      if (spec.choices !== undefined) registered.choices(spec.choices);
+      command.addArgument(registered);
       continue;
     }
     group = spec.group ?? group;

@@ -43,6 +43,22 @@ export function refusedGlobalFlags(takes: readonly TakenFlag[]): string[] {
   return GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) => (everyCommand || takes.includes(flag) ? [] : [long]));
 }
 
+/** The global flags, as typed, a command that takes `takes` takes by saying so (a negation with its flag). */
+export function takenGlobalFlags(takes: readonly TakenFlag[]): string[] {
+  return GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) => (!everyCommand && takes.includes(flag) ? [long] : []));
+}
+
+/** The global flags every command takes, as typed. */
+export const EVERY_COMMAND_FLAGS = GLOBAL_LONGS.flatMap(({ long, everyCommand }) => (everyCommand ? [long] : []));
+
+/**
+ * A command that takes `--store` and not `--target` takes `--target local` all the same: what it does anyway
+ * (a script that prefixes its target to every command); `--target remote` is refused.
+ */
+export function takesTargetLocal(takes: readonly TakenFlag[]): boolean {
+  return takes.includes('--store') && !takes.includes('--target');
+}
+
 /** What a command that resolves a target takes: the flags that choose it, reach it and pace the requests. */
 export const TARGET_FLAGS = [
   '--target',
@@ -80,8 +96,7 @@ export function refusedFlag(command: TakingCommand, given: Readonly<Record<strin
   for (const flag of TAKEN_FLAGS) {
     const value = given[attributeOf(flag)];
     if (value === undefined || command.takes.includes(flag)) continue;
-    // `--target local` where --store is taken says what the command does anyway (a script's prefix).
-    if (flag === '--target' && value === 'local' && command.takes.includes('--store')) continue;
+    if (flag === '--target' && value === 'local' && takesTargetLocal(command.takes)) continue;
     return value === false ? flag.replace('--', '--no-') : flag;
   }
   return undefined;
@@ -113,7 +128,7 @@ function refusalText(typed: string, command: TakingCommand, takers: readonly str
   if (!(TARGET_FLAGS as readonly string[]).includes(flag))
     return `${typed} is for ${takers.join(', ')}; ${name} does not take it: leave ${typed} out`;
   const read = TARGET_FLAGS.filter((each) => takes.includes(each));
-  const local = flag === '--target' && read.includes('--store') ? ' (and --target local)' : '';
+  const local = flag === '--target' && takesTargetLocal(takes) ? ' (and --target local)' : '';
   const what =
     read.length === 0
       ? 'reads no target or profile'

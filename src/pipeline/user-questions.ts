@@ -1,10 +1,12 @@
 import type { Problem } from '../domain/problem.js';
 import type { UserRequest } from '../domain/types.js';
-import type { InputRecord } from '../input/record.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
 import { openTargetDirectory } from '../context/target.js';
 import type { TargetOf } from '../context/resolved-target.js';
+import { say } from '../formats/terminal-text.js';
+import type { Outcome, RecordJob, RunOptions } from './record-job.js';
+import { runPipeline } from './run-pipeline.js';
 
 /*
  * `examctl user sync` without --file: one user asked for at prompts on a terminal, and asked again
@@ -13,25 +15,47 @@ import type { TargetOf } from '../context/resolved-target.js';
 
 const PROMPT_SOURCE = '<prompt>';
 
-/** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */
-export function promptedRecord(fields: () => Record<string, unknown>): () => AsyncIterable<InputRecord> {
-  return async function* () {
-    yield { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields: fields() };
-  };
-}
-
-export async function askUser(
-  options: GlobalOptions,
+/**
+ * Sends the user asked at prompts with `job` (its command, units and send); after a failed send, offers to correct the
+ * answers (the earlier ones are the defaults) and sends again; then says what became of it (the summary table only
+ * counts).
+ */
+export async function syncPromptedUser(
+  job: Omit<RecordJob<UserRequest>, 'records' | 'remember'>,
+  runOptions: RunOptions,
   deps: CommandDeps,
   target: TargetOf,
-): Promise<Record<string, unknown>> {
+): Promise<number> {
+  let fields = await askUser(runOptions, deps, target);
+  const prompted: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
+    ...job,
+    // Read anew on each run, so a corrected answer is what is sent.
+    records: async function* () {
+      yield { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields };
+    },
+    remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }),
+  };
+  let { exitCode, remembered } = await runPipeline(prompted, runOptions, deps, target);
+  while (remembered.at(-1)?.outcome.status === 'failed') {
+    const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
+    if (corrected === null) break;
+    fields = corrected;
+    ({ exitCode, remembered } = await runPipeline(prompted, runOptions, deps, target));
+  }
+  const last = remembered.at(-1);
+  if (last !== undefined && last.outcome.status !== 'failed')
+    await say(deps, `user ${last.id} ${runOptions.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`);
+  return exitCode;
+}
+
+async function askUser(options: GlobalOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
   const { missingValue, promptUser } = await import('../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
   return promptOneUser(deps, target, promptUser);
 }
 
 /** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
-export async function correctUser(
+async function correctUser(
   fields: Record<string, unknown>,
   problems: readonly Problem[],
   deps: CommandDeps,

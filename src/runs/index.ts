@@ -19,7 +19,6 @@ export {
   laterRunsOf,
   resolveRunId,
   pruneRuns,
-  DEFAULT_PRUNE_POLICY,
   type JournalHead,
   type RunIndex,
 } from './read-run.js';

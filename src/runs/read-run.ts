@@ -44,6 +44,7 @@ import {
   withStatus,
 } from './item-index.js';
 import { streamLines } from '../system/file-lines.js';
+import { PRUNE_KEEP_FINISHED, PRUNE_MAX_AGE_DAYS } from '../defaults.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
@@ -671,15 +672,18 @@ export async function unfinishedRunOf(
   return undefined;
 }
 
-/** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
+/**
+ * Retention (docs/runs.md, "runs prune"): finished runs started within `maxAgeMs` and the newest `keepFinished` of
+ * them are kept (by default src/defaults.ts's); unfinished ones go only with `all`.
+ */
 interface PrunePolicy {
-  maxAgeDays: number;
-  keepFinished: number;
+  readonly maxAgeMs?: number;
+  readonly keepFinished?: number;
   /** Also prune interrupted runs (and damaged journals) by the same age and count. Never a running one. */
-  all: boolean;
+  readonly all?: boolean;
 }
 
-export const DEFAULT_PRUNE_POLICY: PrunePolicy = { maxAgeDays: 30, keepFinished: 100, all: false };
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function startOf(id: string): number {
   // 20261122T110502.481Z -> 2026-11-22T11:05:02.481Z
@@ -694,14 +698,14 @@ function startOf(id: string): number {
  */
 export async function pruneRuns(
   runsDir: string,
-  policy: PrunePolicy = DEFAULT_PRUNE_POLICY,
+  { maxAgeMs = PRUNE_MAX_AGE_DAYS * DAY_MS, keepFinished = PRUNE_KEEP_FINISHED, all = false }: PrunePolicy = {},
   now: Date = new Date(),
   trust: RunTrust = currentTrust(),
 ) {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
   const leftAlone: { id: string; reason: string }[] = [];
-  const cutoff = now.getTime() - policy.maxAgeDays * 24 * 60 * 60 * 1000;
+  const cutoff = now.getTime() - maxAgeMs;
   let finishedSeen = 0;
   let unfinishedSeen = 0;
   const unsafe = await runsDirProblem(runsDir, trust);
@@ -717,8 +721,8 @@ export async function pruneRuns(
     // A refused run sent nothing: kept as long as a finished one.
     const finished = state === 'finished' || state === 'refused';
     const rank = finished ? finishedSeen++ : unfinishedSeen++;
-    const expired = startOf(id) < cutoff || rank >= policy.keepFinished;
-    if (!finished && !policy.all) {
+    const expired = startOf(id) < cutoff || rank >= keepFinished;
+    if (!finished && !all) {
       keptUnfinished.push(id);
       continue;
     }

@@ -16,10 +16,8 @@ import type { SyncMemory } from './sync-memory.js';
 /** Which records a run sends: all, only those the target does not have, or only those it has. */
 export type OnlyWhich = 'new' | 'existing';
 
-/** --only-new and --only-existing as one value; both is a usage error. */
+/** --only-new and --only-existing as one value (both: refused by their table, src/cli/commands/sync-options.ts). */
 export function onlyWhichOf(onlyNew: boolean | undefined, onlyExisting: boolean | undefined): OnlyWhich | undefined {
-  if (onlyNew === true && onlyExisting === true)
-    throw new UsageError('--only-new and --only-existing do not go together: each leaves out what the other sends');
   return onlyNew === true ? 'new' : onlyExisting === true ? 'existing' : undefined;
 }
 

@@ -7,9 +7,7 @@ import { namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
-import { UsageError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
-import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
@@ -31,21 +29,6 @@ export const SCHEDULE_NOTES: SummaryNote[] = [
   },
   { counts: (item) => item.note?.includes(LEFT) === true, words: () => 'with fields cleared' },
 ];
-
-/** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
-export function scheduleSyncFlags(
-  flags: Partial<Record<'changedOnly' | 'requireMemory' | 'upsert' | 'onlyNew' | 'onlyExisting', boolean | undefined>>,
-): OnlyWhich | undefined {
-  // Unchanged schedules are left out only when the rest can be sent again as updates.
-  if (flags.changedOnly && !flags.upsert)
-    throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
-  if (flags.requireMemory && !flags.changedOnly) throw new UsageError('--require-memory goes with --changed-only');
-  const only = onlyWhichOf(flags.onlyNew, flags.onlyExisting);
-  // A schedule the target has is sent again only as an update.
-  if (only === 'existing' && !flags.upsert)
-    throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
-  return only;
-}
 
 /**
  * `schedule push`'s sync memory: besides the digest, the candidates of the last request the target

@@ -22,7 +22,7 @@ const MAY_WRITE: Readonly<Record<string, string>> = {
   'src/pipeline/review-session-show.ts': 'the gated table of each session',
   'src/report/review-session-csv.ts': 'JSON, NDJSON, CSV through dataForStdout',
   'src/pipeline/schedule-links.ts': 'CSV through dataForStdout, the gated table',
-  'src/cli/commands/doctor.ts': 'the check report, each line gated in renderReport',
+  'src/context/doctor-checks.ts': 'the check report, each line gated in renderReport',
   'src/cli/commands/synced-transfer.ts': "the export, into --out's file",
   'src/cli/commands/local-serve.ts': 'the request log and its own lines, each through terminalLine',
   'src/pipeline/run-pipeline.ts': 'the plain progress line (counts and the command name)',

@@ -9,10 +9,14 @@ import {
   commandTree,
   completionScript,
   fishCompletion,
+  SHELLS,
   zshCompletion,
 } from '../../src/flags/completion.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
+import { COMMANDS } from '../../src/cli/program.js';
 import { testDeps } from './helpers.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { expectCoded } from '../support/coded-message.js';
 
 const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined);
 
@@ -55,20 +59,12 @@ async function inShell(shell: string, script: string, command: string): Promise<
 describe('completion from the command tree', () => {
   it('sees every command and option of the real program, help included', () => {
     const tree = commandTree(program());
-    const names = tree.children.map((child) => child.path.join(' '));
-    expect(names).toEqual(
-      expect.arrayContaining([
-        'schedule',
-        'user',
-        'collection',
-        'invigilators',
-        'review-session',
-        'local',
-        'doctor',
-        'config',
-        'login',
-        'help',
-      ]),
+    // `help`'s own children are the tree again (`examctl help user sync`).
+    const paths = tree.children
+      .flatMap((child) => (child.path[0] === 'help' ? [child] : [child, ...child.children]))
+      .map((node) => node.path.join(' '));
+    expect(paths.sort()).toEqual(
+      [...COMMANDS.map((declaration) => declaration.path.join(' ')), 'options', 'help'].sort(),
     );
     const push = tree.children.find((child) => child.path[0] === 'schedule')!.children[0]!;
     expect(push.path).toEqual(['schedule', 'push']);
@@ -92,30 +88,20 @@ describe('completion from the command tree', () => {
     async () => {
       const script = completionScript('bash', program());
       expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+      // In the registry's order (src/cli/program.ts), then the two the tree adds.
       expect(await complete(script, ['examctl', ''])).toEqual([
-        'schedule',
-        'user',
-        'collection',
-        'invigilators',
-        'apply',
-        'template',
-        'schema',
-        'explain',
-        'review-session',
-        'local',
-        'doctor',
-        'config',
-        'runs',
-        'synced',
-        'login',
-        'completion',
+        ...COMMANDS.filter((declaration) => declaration.path.length === 1).map((declaration) => declaration.path[0]),
         'options',
         'help',
       ]);
       expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
       expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
       expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);
-      expect(await complete(script, ['examctl', 'local', ''])).toEqual(['init', 'export', 'serve']);
+      expect(await complete(script, ['examctl', 'local', ''])).toEqual(
+        COMMANDS.filter((declaration) => declaration.path[0] === 'local' && declaration.path.length === 2).map(
+          (declaration) => declaration.path[1],
+        ),
+      );
       expect(await complete(script, ['examctl', 'schedule', 'push', '--up'])).toEqual(['--upsert']);
       expect(await complete(script, ['examctl', '--store', 'x', 'schedule', 'push', '--workflow', ''])).toEqual([
         'DEFAULT',
@@ -184,15 +170,17 @@ describe('completion from the command tree', () => {
 });
 
 describe('completion command module', () => {
-  it('prints the script for a known shell and refuses another (exit 2)', async () => {
-    const { run } = await import('../../src/cli/commands/completion.js');
+  it('prints the script for a known shell; another, or none, is refused by its table (exit 2) naming the shells', async () => {
     const io = testDeps('/tmp');
-    expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
+    expect(await runCli(['completion', 'bash'], io.deps)).toBe(0);
     expect(io.stdout.text).toContain('complete -F _examctl examctl');
-    await expect(run({ shell: 'tcsh' }, testDeps('/tmp').deps)).rejects.toMatchObject({
-      exitCode: 2,
-      message: 'completion needs a shell: bash, zsh, fish, powershell (not "tcsh")',
-    });
+    const other = testDeps('/tmp');
+    expect(await runCli(['completion', 'tcsh'], other.deps)).toBe(2);
+    expectCoded(other.stderr.text, 'E2001', "'tcsh'", SHELLS.join(', '));
+    expect(other.stdout.text).toBe('');
+    const none = testDeps('/tmp');
+    expect(await runCli(['completion'], none.deps)).toBe(2);
+    expectCoded(none.stderr.text, 'E2001', 'shell');
   });
 });
 

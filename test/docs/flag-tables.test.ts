@@ -2,8 +2,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/command-tree.js';
-import { flagTable, renderDefaultSpans, renderFlagBlocks } from '../../scripts/doc-tables.js';
-import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY, SERVED_CONCURRENCY } from '../../src/defaults.js';
+import {
+  flagTable,
+  renderDefaultSpans,
+  renderFlagBlocks,
+  renderTakesBlocks,
+  takesTable,
+} from '../../scripts/doc-tables.js';
+import { declareCommand } from '../../src/cli/command-declaration.js';
+import { COMMANDS } from '../../src/cli/program.js';
+import {
+  LOCAL_CONCURRENCY,
+  PRUNE_KEEP_FINISHED,
+  PRUNE_MAX_AGE_DAYS,
+  REMOTE_CONCURRENCY,
+  SERVED_CONCURRENCY,
+} from '../../src/defaults.js';
 import { testDeps } from '../cli/helpers.js';
 import { ROOT } from '../support/cli.js';
 
@@ -79,6 +93,8 @@ describe('generated flag tables', () => {
         'docs/remote.md default: remote-concurrency',
         'docs/cli.md default: local-concurrency',
         'docs/remote.md default: served-concurrency',
+        'docs/runs.md default: prune-max-age-days',
+        'docs/runs.md default: prune-keep-finished',
       ]),
     );
     expect(renderDefaultSpans('at <!-- default: remote-concurrency -->16<!-- /default --> in flight')).toEqual({
@@ -91,6 +107,10 @@ describe('generated flag tables', () => {
     expect(flagTable(program, 'user sync --concurrency')).toContain(
       `(default ${REMOTE_CONCURRENCY}; ${SERVED_CONCURRENCY} toward examctl local serve)`,
     );
+    expect(flagTable(program, 'runs prune --older-than')).toContain(`(default ${PRUNE_MAX_AGE_DAYS}d)`);
+    const prune = COMMANDS.find((each) => each.path.join(' ') === 'runs prune')!;
+    expect(prune.description).toContain(`older than ${PRUNE_MAX_AGE_DAYS} days`);
+    expect(prune.description).toContain(`beyond the newest ${PRUNE_KEEP_FINISHED}`);
     expect(LOCAL_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
     expect(SERVED_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
   });
@@ -102,5 +122,29 @@ describe('generated flag tables', () => {
     expect(() => flagTable(program, 'runs list --sheet')).toThrow(
       'flag table "runs list --sheet": "runs list" takes no --sheet',
     );
+  });
+
+  it("docs/cli.md's table of the global flags each command takes is the declarations' `takes`", () => {
+    const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
+    const { blocks } = renderTakesBlocks(doc);
+    expect(blocks).toEqual([{ marker: 'global flags', upToDate: true }]);
+  });
+
+  it("a takes table has a row naming every runnable command, and follows a declaration's change", () => {
+    const table = takesTable('global flags', COMMANDS);
+    for (const declaration of COMMANDS.filter((each) => each.options !== undefined))
+      expect(table).toContain(`\`${declaration.path.join(' ')}\``);
+    expect(table).toMatch(/^\| `local serve` \| `--store`, `--target local` \(not `remote`\) \|$/m);
+    expect(table).toMatch(/^\| every command \| .*`--json`/m);
+    // A command added, or one that takes one more flag: the doc's block is stale until rewritten.
+    const added = declareCommand({ path: ['roster', 'push'], description: 'd', examples: [], options: [], takes: [] });
+    const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
+    expect(renderTakesBlocks(doc, [...COMMANDS, added]).blocks[0]!.upToDate).toBe(false);
+    const wider = COMMANDS.map((each) =>
+      each.path.join(' ') === 'runs prune' ? { ...each, takes: ['--profile' as const] } : each,
+    );
+    expect(renderTakesBlocks(doc, wider).blocks[0]!.upToDate).toBe(false);
+    expect(takesTable('global flags', wider)).toMatch(/^\| `runs prune` \| `--profile` \|$/m);
+    expect(() => takesTable('nope', COMMANDS)).toThrow('takes table "nope"');
   });
 });

@@ -68,6 +68,17 @@ describe('--help fits a screen', () => {
     expect(help).toContain(`examctl help ${name} --all`);
   });
 
+  // Every subcommand of the tree, the groups and the tree's own `options` and `help` too (`examctl --help`, the
+  // overview of all, is no subcommand's).
+  it.each(
+    program.commands
+      .flatMap((command) => [command, ...command.commands])
+      .map((command) => [command.parent === program ? command.name() : `${command.parent!.name()} ${command.name()}`]),
+  )('%s --help: at most 60 lines', async (name) => {
+    const help = await output([...name.split(' '), '--help']);
+    expect(help.trimEnd().split('\n').length, help).toBeLessThanOrEqual(SCREEN_LINES);
+  });
+
   it.each(declared)('%s: each flag with a default names it on its line', async (_name, declaration) => {
     const help = await output([...declaration.path, '--help']);
     for (const spec of declaration.options ?? []) {

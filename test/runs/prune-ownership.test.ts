@@ -26,7 +26,8 @@ import { header, tempRunsDir } from './helpers.js';
 const ME = (process.getuid?.() ?? 0) as number;
 /** Tests run as root: "another user" is played by giving prune another uid as the user's own. */
 const OTHER_USER: RunTrust = { uid: ME + 4242 };
-const POLICY = { maxAgeDays: 30, keepFinished: 100, all: true };
+/** The default age and count, interrupted runs too. */
+const POLICY = { all: true };
 const NOW = new Date('2026-06-01T00:00:00Z');
 
 let runsDir: string;

@@ -22,6 +22,7 @@ import {
 import { readRun, rebuildReport } from './whole-record.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
 import { BUILD_ID } from '../../src/version.js';
+import { PRUNE_MAX_AGE_DAYS } from '../../src/defaults.js';
 import type { RunHeaderLine } from '../../src/runs/journal-lines.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 
@@ -323,18 +324,19 @@ describe('list, last and prune', () => {
     expect(await resolveRunId(runsDir, old.id)).toBe(old.id);
   });
 
-  it('prunes finished runs past 30 days or past the newest 100; keeps unfinished ones unless all', async () => {
+  it('prunes finished runs past the default age (src/defaults.ts) or past the newest N; keeps unfinished ones unless all', async () => {
     const now = new Date('2026-06-01T00:00:00Z');
-    const oldFinished = await RunJournal.start(runsDir, header(), undefined, new Date('2026-04-01T00:00:00Z'));
+    const daysAgo = (days: number) => new Date(now.getTime() - days * 86_400_000);
+    const oldFinished = await RunJournal.start(runsDir, header(), undefined, daysAgo(PRUNE_MAX_AGE_DAYS + 1));
     await oldFinished.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
-    const oldUnfinished = await RunJournal.start(runsDir, header(), undefined, new Date('2026-04-02T00:00:00Z'));
+    const oldUnfinished = await RunJournal.start(runsDir, header(), undefined, daysAgo(PRUNE_MAX_AGE_DAYS + 0.5));
     await oldUnfinished.close();
-    const recent = await RunJournal.start(runsDir, header(), undefined, new Date('2026-05-30T00:00:00Z'));
+    const recent = await RunJournal.start(runsDir, header(), undefined, daysAgo(PRUNE_MAX_AGE_DAYS - 1));
     await recent.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
 
-    const first = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 100, all: false }, now);
+    const first = await pruneRuns(runsDir, {}, now);
     expect(first).toEqual({ removed: [oldFinished.id], keptUnfinished: [oldUnfinished.id], leftAlone: [] });
-    const second = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 0, all: true }, now);
+    const second = await pruneRuns(runsDir, { keepFinished: 0, all: true }, now);
     expect(second.removed.sort()).toEqual([oldUnfinished.id, recent.id].sort());
     expect((await listRuns(runsDir)).runs).toEqual([]);
   });

@@ -303,7 +303,7 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toEqual([]);
     const alone = await sync('all-move.csv', '--max-prune', '5%');
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toContain('--max-prune goes with --prune-memberships');
+    expect(alone.stderr).toContain('--max-prune needs --prune-memberships');
     // Said plainly that it is meant: it goes.
     const meant = await sync('all-move.csv', '--changed-only', '--prune-memberships', '--max-prune', '100%');
     expect(meant.code, meant.stderr).toBe(0);

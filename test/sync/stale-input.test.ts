@@ -213,7 +213,7 @@ describe("an older night's file run again", () => {
         '--allow-disable-recent',
       ]);
       expect(alone.code).toBe(2);
-      expect(alone.stderr).toContain('--allow-disable-recent goes with --disable-missing');
+      expect(alone.stderr).toContain('--allow-disable-recent needs --disable-missing');
     }));
 });
 

@@ -26,8 +26,6 @@ import {
 import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
-import { UsageError } from '../../system/errors.js';
-import { flagOf } from '../../runs/recorded-options.js';
 
 const FLAGS_SOURCE = '<flags>';
 
@@ -42,7 +40,6 @@ export async function run(given: CollectionAddOptions, deps: CommandDeps, target
   const options = onlyGlobals(globals);
   const { onlyFailed } = input;
   const fromFile = file !== undefined;
-  if (onlyFailed === true && !fromFile) throw new UsageError('--only-failed reads a run report: give it with --file');
   // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
   let named = 0;
   const memory = new CollectionMemory(
@@ -146,10 +143,6 @@ async function fileRecords(
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
-  const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
-  if (given.length > 0) {
-    throw new UsageError(`--file and ${given.map(flagOf).join(', ')} do not go together: put the fields in the file`);
-  }
   let read: AsyncIterable<InputRecord> | undefined;
   return () =>
     (read ??= readInput(file, deps, {

@@ -1,4 +1,5 @@
-import { argument } from '../../flags/option-table.js';
+import { argumentChoice } from '../../flags/option-table.js';
+import { SHELLS } from '../../flags/completion.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 export type CompletionOptions = CommandOptions<typeof COMPLETION>;
@@ -14,7 +15,7 @@ export const COMPLETION = declareCommand({
     '# PowerShell: add to your profile (notepad $PROFILE)',
     'examctl completion powershell | Out-String | Invoke-Expression',
   ],
-  options: [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const,
+  options: [argumentChoice('shell', '<shell>', 'the shell to complete in', SHELLS)] as const,
   takes: ['--dry-run'],
   printsText: true,
 });

@@ -8,6 +8,10 @@ import {
   repeatable,
   repeatableFields,
 } from '../../flags/option-table.js';
+import { needing } from '../../flags/flag-pairs.js';
+
+/** Why --only-failed needs --file: the run report it reads. */
+export const ONLY_FAILED_NEEDS = 'the run report (written by --report x.csv or x.xlsx) whose rows not ok it sends';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 const SHEET_OPTION = brief(
@@ -128,13 +132,15 @@ const IGNORE_UNKNOWN_COLUMNS_OPTION = brief(
 );
 
 /** A run report fed back as --file: only its rows that are not ok are sent. */
-const ONLY_FAILED_OPTION = brief(
-  'with a run report as --file: only rows whose status is not ok',
-  option(
-    '--only-failed',
-    'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them',
+const [ONLY_FAILED_OPTION] = needing(['--file'], ONLY_FAILED_NEEDS, [
+  brief(
+    'with a run report as --file: only rows whose status is not ok',
+    option(
+      '--only-failed',
+      'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them',
+    ),
   ),
-);
+] as const);
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [

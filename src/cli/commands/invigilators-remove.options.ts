@@ -1,7 +1,8 @@
 import { allKept, argument, option, brief } from '../../flags/option-table.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
-import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
+import { MAP_FILE_OPTION, MAP_OPTION, ONLY_FAILED_NEEDS, SHEET_OPTIONS } from './file-options.js';
+import { needing } from '../../flags/flag-pairs.js';
 import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
 const INVIGILATORS_REMOVE_OPTIONS = allKept([
@@ -15,13 +16,15 @@ const INVIGILATORS_REMOVE_OPTIONS = allKept([
   ...SHEET_OPTIONS,
   MAP_OPTION,
   MAP_FILE_OPTION,
-  brief(
-    'with a run report as --file: only ids whose status is not ok',
-    option(
-      '--only-failed',
-      'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok',
+  ...needing(['--file'], ONLY_FAILED_NEEDS, [
+    brief(
+      'with a run report as --file: only ids whose status is not ok',
+      option(
+        '--only-failed',
+        'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok',
+      ),
     ),
-  ),
+  ] as const),
   brief(
     'an id not an invigilator (319) is ok: a retry exits 0',
     option(

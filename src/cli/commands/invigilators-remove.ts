@@ -5,7 +5,7 @@ import type { Validation } from '../../domain/problem.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { isOkStatus, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
+import { isOkStatus, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
@@ -192,7 +192,6 @@ async function idEntries(
     id,
     source: { file: ARGUMENTS_SOURCE, line: index + 1, index },
   }));
-  if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
     const shaping = await inputShaping(flags, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');

@@ -1,4 +1,5 @@
 import { option, parsed, brief } from '../../flags/option-table.js';
+import { needing } from '../../flags/flag-pairs.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { InvalidArgumentError } from 'commander';
@@ -46,15 +47,17 @@ const LOCAL_SERVE_OPTIONS = [
     option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'),
     'none',
   ),
-  brief(
-    undefined,
-    parsed(
-      '--faults-seed <n>',
-      'seed of the fault draws (default: random, printed on stderr)',
-      wholeNumberIn('--faults-seed', 0, 0xffffffff),
+  ...needing(['--faults'], undefined, [
+    brief(
+      undefined,
+      parsed(
+        '--faults-seed <n>',
+        'seed of the fault draws (default: random, printed on stderr)',
+        wholeNumberIn('--faults-seed', 0, 0xffffffff),
+      ),
+      'random, printed',
     ),
-    'random, printed',
-  ),
+  ] as const),
   SYNC_DIR_OPTION,
 ] as const;
 

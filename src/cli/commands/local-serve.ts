@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
-import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { goneStore, storeCreatedLine, usedStorePath } from '../../context/target.js';
@@ -31,7 +30,6 @@ export async function run(
     await deps.stderr.write(`${terminalLine(line)}\n`);
   };
   // Both are checked before the store is opened: a bad SPEC is a usage error with nothing started.
-  if (faultsSeed !== undefined && faultsFlag === undefined) throw new UsageError('--faults-seed needs --faults');
   const faultSpec = faultsFlag === undefined ? undefined : parseFaultSpec(faultsFlag);
   const faults =
     faultSpec === undefined ? undefined : { spec: faultSpec, seed: faultsSeed ?? randomInt(0, 0xffffffff) };

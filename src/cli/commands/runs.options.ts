@@ -2,6 +2,7 @@ import { argument, option, parsed, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 import { TARGET_FLAGS } from '../../flags/taken-flags.js';
+import { PRUNE_KEEP_FINISHED, PRUNE_MAX_AGE_DAYS } from '../../defaults.js';
 
 const RUNS_LIST_OPTIONS = [
   brief(
@@ -57,13 +58,13 @@ const RUNS_RESUME_OPTIONS = [
 
 const RUNS_PRUNE_OPTIONS = [
   brief(
-    'remove finished runs older than this, e.g. 30d, 12h',
+    'remove finished runs older than this, e.g. 7d, 12h',
     parsed(
       '--older-than <duration>',
-      'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)',
+      `remove finished runs started longer ago than this, e.g. 7d, 12h, "1w 2d" (default ${PRUNE_MAX_AGE_DAYS}d)`,
       duration('--older-than'),
     ),
-    '30d',
+    `${PRUNE_MAX_AGE_DAYS}d`,
   ),
   brief(
     'also remove interrupted runs (never a running one)',
@@ -124,7 +125,8 @@ export const RUNS_RESUME = declareCommand({
 export const RUNS_PRUNE = declareCommand({
   path: ['runs', 'prune'],
   description:
-    'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
+    `remove finished runs older than ${PRUNE_MAX_AGE_DAYS} days (--older-than) or beyond the newest ${PRUNE_KEEP_FINISHED}; ` +
+    '--all also interrupted ones',
   examples: ['examctl runs prune', 'examctl runs prune --older-than 7d --all --json'],
   options: RUNS_PRUNE_OPTIONS,
   takes: [],

@@ -1,10 +1,7 @@
 import { ExitCode } from '../../system/errors.js';
 import {
-  DEFAULT_PRUNE_POLICY,
-  listRuns,
   openResume,
   changedDigestedFile,
-  pruneRuns,
   scanRun,
   resolveRunId,
   resolveRunsDir,
@@ -13,16 +10,12 @@ import {
   RunJournalError,
   assertTrustedRun,
   assertTrustedRunsDir,
-  currentTrust,
-  type RunTrust,
 } from '../../runs/index.js';
-import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
-import { instantOf } from '../../flags/flag-values.js';
 import {
   RUNS_RESUME,
   type RunsListOptions,
@@ -31,20 +24,15 @@ import {
   type RunsShowOptions,
 } from './runs.options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
-import { printLine, say } from '../../formats/terminal-text.js';
-import { formatCount } from '../../formats/number-format.js';
+import { say } from '../../formats/terminal-text.js';
 import { runInput, runProfileOf, showRun } from '../../pipeline/run-show.js';
+import { listRunsOut, pruneRunsOut, trustOf } from '../../pipeline/run-listing.js';
 import { leaverRows } from '../../sync/run-show-leavers.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
  * run continued by the command that started it, with its recorded options.
  */
-
-/** Who "the current user" is for the runs' ownership checks (run-trust.ts); tests inject another. */
-function trustOf(deps: CommandDeps): RunTrust {
-  return deps.runTrust ?? currentTrust();
-}
 
 /**
  * The run `wanted` names, after the runs directory and the run itself passed the ownership checks (exit 2 otherwise).
@@ -57,44 +45,9 @@ async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps):
   return id;
 }
 
-/**
- * `runs list`: newest first, with --since only those started at or after it; --json prints `{ runsDir, runs, unreadable
- * }`.
- */
+/** `runs list` (pipeline/run-listing.ts). */
 export async function runList({ since, ...globals }: RunsListOptions, deps: CommandDeps): Promise<number> {
-  const options = onlyGlobals(globals);
-  const runsDir = resolveRunsDir(options.runsDir, deps.env);
-  const trust = trustOf(deps);
-  await assertTrustedRunsDir(runsDir, trust);
-  const from = since === undefined ? undefined : instantOf(since, deps.now());
-  const { runs, unreadable, older } = await listRuns(runsDir, trust, from);
-  if (options.json) {
-    await printJson(deps, { runsDir, runs, unreadable });
-    return 0;
-  }
-  if (runs.length === 0 && unreadable.length === 0) {
-    // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
-    const what =
-      from === undefined
-        ? `no runs in ${runsDir}`
-        : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
-    await say(deps, what);
-    return 0;
-  }
-  for (const run of runs) {
-    const { total, ok, partial, failed, skipped } = run.summary;
-    const n = formatCount;
-    // Not on record how many units it had: at least those its journal holds (runs show reads the input again).
-    const atLeast = run.totalKnown === false ? 'at least ' : '';
-    const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
-    await printLine(
-      deps,
-      `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' || run.state === 'refused' ? '  (run the file again)' : ''}`,
-    );
-  }
-  // A row each: it may be the interrupted run.
-  for (const { id, reason } of unreadable) await printLine(deps, `${id}  unreadable   ${reason}`);
-  return 0;
+  return listRunsOut(since, onlyGlobals(globals), deps);
 }
 
 /** `runs show <id|last>`: the run report rebuilt from the journal, streamed (docs/runs.md, "runs show"). */
@@ -113,38 +66,9 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   }
 }
 
-/** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
-const DAY_MS = 24 * 60 * 60 * 1000;
-
+/** `runs prune` (pipeline/run-listing.ts). */
 export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
-  const options = onlyGlobals(globals);
-  const runsDir = resolveRunsDir(options.runsDir, deps.env);
-  const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
-  const result = await pruneRuns(
-    runsDir,
-    { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false },
-    new Date(),
-    trustOf(deps),
-  );
-  if (options.json) await printJson(deps, { runsDir, ...result });
-  else {
-    await say(deps, `removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`);
-    if (result.keptUnfinished.length > 0) {
-      await say(
-        deps,
-        `kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`,
-      );
-    }
-    if (result.leftAlone.length > 0) {
-      const count = result.leftAlone.length;
-      const lines = [
-        `left ${count} ${count === 1 ? 'entry' : 'entries'} not owned by you (or not a plain run directory) alone:`,
-        ...result.leftAlone.map(({ id, reason }) => `  ${id}: ${reason}`),
-      ];
-      for (const line of lines) await say(deps, line);
-    }
-  }
-  return 0;
+  return pruneRunsOut({ maxAgeMs: olderThan, all }, onlyGlobals(globals), deps);
 }
 
 /**
@@ -189,7 +113,7 @@ async function resumeRun(
     const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
-    const { confirmResumeTarget } = await import('./resume-target.js');
+    const { confirmResumeTarget } = await import('../../pipeline/resume-target.js');
     await confirmResumeTarget(
       opened,
       { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) },

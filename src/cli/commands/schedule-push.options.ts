@@ -1,4 +1,5 @@
 import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
+import { needing } from '../../flags/flag-pairs.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
@@ -149,14 +150,16 @@ export const SCHEDULE_REQUEST_OPTIONS = [
 /** The flags after the request's: the sync memory's (docs/sync.md) and --clear-pin; `run` takes them out as one. */
 export const SCHEDULE_PUSH_SYNC_OPTIONS = [
   REALLY_NEW_IDS_OPTION,
-  CHANGED_ONLY_OPTION,
+  // Unchanged schedules are left out only when the rest can be sent again as updates.
+  ...needing(['--upsert'], 'a schedule that changed is sent again as an update', [CHANGED_ONLY_OPTION]),
   ALLOW_OLD_FILE_OPTION,
   option(
     '--clear-pin',
     'send no PIN where an earlier run set one: the upsert clears it (docs/sync.md, "Fields left out")',
   ),
-  REQUIRE_MEMORY_OPTION,
-  ...ONLY_NEW_OR_EXISTING_OPTIONS,
+  ...needing(['--changed-only'], undefined, [REQUIRE_MEMORY_OPTION]),
+  ONLY_NEW_OR_EXISTING_OPTIONS[0],
+  ...needing(['--upsert'], 'a schedule the target has is sent again as an update', [ONLY_NEW_OR_EXISTING_OPTIONS[1]]),
   SYNC_DIR_OPTION,
 ] as const;
 

@@ -1,6 +1,7 @@
 import type { PreparedSchedule } from '../../domain/index.js';
 import { isGiven } from '../../domain/field-rules.js';
-import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
+import { SCHEDULE_NOTES, ScheduleMemory } from '../../sync/schedule-memory.js';
+import { onlyWhichOf } from '../../sync/known-ids.js';
 import { storeHoldsSchedule } from '../../sync/adopt-sittings.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -51,7 +52,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, deps);
   if (typedPin !== undefined) fieldFlags.pin = pin;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
-  const only = scheduleSyncFlags({ ...memoryFlags, upsert });
+  const only = onlyWhichOf(memoryFlags.onlyNew, memoryFlags.onlyExisting);
   const memory = new ScheduleMemory(
     'schedules',
     { ...memoryFlags, only, runsDir: options.runsDir, dryRun: options.dryRun },

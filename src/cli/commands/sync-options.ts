@@ -1,4 +1,5 @@
 import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-table.js';
+import { excluding } from '../../flags/flag-pairs.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
 export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [
@@ -49,13 +50,15 @@ export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
 
 /** --only-new and --only-existing: docs/sync.md, "New and existing" (sync/known-ids.ts). */
 export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
-  brief(
-    'send only records the target does not have yet',
-    option(
-      '--only-new',
-      'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+  ...excluding(['--only-existing'], 'each leaves out what the other sends', [
+    brief(
+      'send only records the target does not have yet',
+      option(
+        '--only-new',
+        'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+      ),
     ),
-  ),
+  ] as const),
   option(
     '--only-existing',
     'send only records the target has already (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',

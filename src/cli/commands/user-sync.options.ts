@@ -1,4 +1,5 @@
 import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { excluding, needing } from '../../flags/flag-pairs.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
@@ -12,59 +13,76 @@ import {
 } from './sync-options.js';
 import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
 
+/** A flag of a file run: without --file user sync asks for one user, and the flag would be dropped. */
+const FILE_RUN = 'the export to sync (without it, user sync asks for one user)';
+
 /** The flags of the sync memory (docs/sync.md): `run` takes them out as one. */
 export const USER_SYNC_MEMORY_OPTIONS = [
   REALLY_NEW_IDS_OPTION,
-  CHANGED_ONLY_OPTION,
-  // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
-  brief(
-    'the file is everyone: disable users it no longer holds',
-    option(
-      '--disable-missing',
-      'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds',
+  ...needing(['--file'], FILE_RUN, [
+    CHANGED_ONLY_OPTION,
+    // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
+    ...excluding(
+      ['--only-failed', '--only-new', '--only-existing'],
+      '--disable-missing needs every user of the whole file sent or judged unchanged',
+      [
+        brief(
+          'the file is everyone: disable users it no longer holds',
+          option(
+            '--disable-missing',
+            'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds',
+          ),
+        ),
+      ] as const,
     ),
-  ),
-  brief(
-    'the file is all of this population (e.g. staff)',
-    option(
-      '--population <name>',
-      'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
+    brief(
+      'the file is all of this population (e.g. staff)',
+      option(
+        '--population <name>',
+        'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
+      ),
+      'all users',
     ),
-    'all users',
-  ),
-  brief(
-    'refuse to disable over N users or P%',
-    option(
-      '--max-disable <n|p%>',
-      'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)',
-    ),
-    '10%; 100 within 25%',
-  ),
-  brief(
-    'also disable users created after the file',
-    option(
-      '--allow-disable-recent',
-      'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
-    ),
-  ),
+    ...needing(['--disable-missing'], undefined, [
+      brief(
+        'refuse to disable over N users or P%',
+        option(
+          '--max-disable <n|p%>',
+          'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)',
+        ),
+        '10%; 100 within 25%',
+      ),
+      brief(
+        'also disable users created after the file',
+        option(
+          '--allow-disable-recent',
+          'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
+        ),
+      ),
+    ] as const),
+  ] as const),
   ALLOW_OLD_FILE_OPTION,
-  brief(
-    'movers: remove links and flags the file no longer gives',
-    option(
-      '--prune-memberships',
-      'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
+  ...needing(['--file'], FILE_RUN, [
+    brief(
+      'movers: remove links and flags the file no longer gives',
+      option(
+        '--prune-memberships',
+        'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
+      ),
     ),
-  ),
-  brief(
-    'refuse if over N users or P% lose links',
-    option(
-      '--max-prune <n|p%>',
-      'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)',
-    ),
-    '10%; 100 within 25%',
-  ),
-  REQUIRE_MEMORY_OPTION,
-  ...ONLY_NEW_OR_EXISTING_OPTIONS,
+    ...needing(['--prune-memberships'], undefined, [
+      brief(
+        'refuse if over N users or P% lose links',
+        option(
+          '--max-prune <n|p%>',
+          'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)',
+        ),
+        '10%; 100 within 25%',
+      ),
+    ] as const),
+    ...needing(['--changed-only', '--disable-missing', '--prune-memberships'], undefined, [REQUIRE_MEMORY_OPTION]),
+    ...ONLY_NEW_OR_EXISTING_OPTIONS,
+  ] as const),
   SYNC_DIR_OPTION,
 ] as const;
 

@@ -1,14 +1,13 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
-import { problemsFrom } from '../../api/envelope-errors.js';
+import { groupErrorProblems } from '../../api/envelope-errors.js';
 import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
-import type { Problem } from '../../domain/problem.js';
 import type { UserRequest } from '../../domain/types.js';
 import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
+import { unitPerRecord, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
@@ -24,9 +23,9 @@ import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
-import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
+import { onlyWhichOf } from '../../sync/known-ids.js';
 import { storeHoldsUser } from '../../sync/adopt-sittings.js';
-import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
+import { syncPromptedUser } from '../../pipeline/user-questions.js';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(given: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
@@ -49,45 +48,12 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
     };
     return syncFile({ file, ...input, ...globals }, sync, runOptions, deps, target);
   }
-  // Flags of a file run: given without --file, each is refused, never silently dropped.
-  const fileOnly = (
-    [
-      ['--changed-only', flags.changedOnly],
-      ['--disable-missing', flags.disableMissing],
-      ['--max-disable', flags.maxDisable !== undefined],
-      ['--allow-disable-recent', flags.allowDisableRecent],
-      ['--prune-memberships', flags.pruneMemberships],
-      ['--max-prune', flags.maxPrune !== undefined],
-      ['--require-memory', flags.requireMemory],
-      ['--population', population !== undefined],
-      [only === undefined ? '' : onlyFlag(only), only !== undefined],
-    ] as const
-  ).find(([, given]) => given === true)?.[0];
-  if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
-  let fields: Record<string, unknown> | undefined;
-  const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
-    command: commandName(USER_SYNC),
-    records: promptedRecord(() => fields ?? {}),
-    ...unitPerRecord(userUnit),
-    send: sendUser,
-    // A prompted user is remembered to say what became of it.
-    remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }),
-  };
-  fields = await askUser(options, deps, target);
-  let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
-  // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
-  while (remembered.at(-1)?.outcome.status === 'failed') {
-    const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
-    if (corrected === null) break;
-    fields = corrected;
-    ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
-  }
-  // One prompted user: say what became of it (the summary table only counts).
-  const last = remembered.at(-1);
-  if (last !== undefined && last.outcome.status !== 'failed') {
-    await say(deps, `user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`);
-  }
-  return exitCode;
+  return syncPromptedUser(
+    { command: commandName(USER_SYNC), ...unitPerRecord(userUnit), send: sendUser },
+    runOptions,
+    deps,
+    target,
+  );
 }
 
 /**
@@ -101,23 +67,6 @@ async function syncFile(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  if (flags.disableMissing && input.onlyFailed)
-    throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
-  // The file is everyone, yet only some of it is sent: the leavers would be judged against the whole.
-  if (flags.only !== undefined && flags.disableMissing) {
-    throw new UsageError(
-      `${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`,
-    );
-  }
-  if (flags.maxDisable !== undefined && !flags.disableMissing)
-    throw new UsageError('--max-disable goes with --disable-missing');
-  if (flags.allowDisableRecent && !flags.disableMissing)
-    throw new UsageError('--allow-disable-recent goes with --disable-missing');
-  if (flags.maxPrune !== undefined && !flags.pruneMemberships)
-    throw new UsageError('--max-prune goes with --prune-memberships');
-  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
-    throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
-  }
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   const { units, readIds } = unitPerRecord(
@@ -223,16 +172,4 @@ export function userUnit(record: InputRecord): Unit<UserRequest> {
 async function sendUser(api: IntegrationApi, user: UserRequest, options: { dryRun?: boolean }) {
   const result = await api.upsertUser(user, options);
   return outcomeOf<UserResponseContent>(result, (content) => groupErrorProblems(content, user));
-}
-
-/** GroupErrors name a hierarchy by ExternalId; the report names the request's Hierarchies[i]. */
-function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
-  const errors: unknown = (content as { GroupErrors?: unknown }).GroupErrors;
-  if (!Array.isArray(errors)) return problemsFrom(errors, 'Hierarchies');
-  return errors.flatMap((entry: unknown) => {
-    const id = typeof entry === 'object' && entry !== null ? (entry as { ExternalId?: unknown }).ExternalId : undefined;
-    const index = typeof id === 'string' ? (user.Hierarchies ?? []).findIndex((h) => h.ExternalId === id) : -1;
-    const field = index >= 0 ? `Hierarchies[${index}]` : 'Hierarchies';
-    return problemsFrom([entry]).map((problem) => ({ ...problem, field }));
-  });
 }

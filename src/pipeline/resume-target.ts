@@ -1,10 +1,10 @@
-import { RunJournalError, type OpenedResume } from '../../runs/index.js';
-import { redactUrl } from '../../domain/problem.js';
-import { describeTarget } from '../../report/report-writers.js';
-import { nonEmpty } from '../../system/env-values.js';
-import { expandPath, runConfig, sameUrl, type ExamctlConfig } from '../../context/config-file.js';
-import { say, terminalLine } from '../../formats/terminal-text.js';
-import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { RunJournalError, type OpenedResume } from '../runs/index.js';
+import { redactUrl } from '../domain/problem.js';
+import { describeTarget } from '../report/report-writers.js';
+import { nonEmpty } from '../system/env-values.js';
+import { expandPath, runConfig, sameUrl, type ExamctlConfig } from '../context/config-file.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
+import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
 
 /*
  * The recorded target said, and one that differs from today's never taken on --yes alone (docs/runs.md, "runs resume"):
@@ -24,7 +24,7 @@ async function targetDifferences(
   const named =
     given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
   if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
-  const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
+  const { resolveRemoteTarget } = await import('../context/remote-settings.js');
   // The journal's target: an empty EXAMCTL_BASE_URL is unused.
   const env = { ...deps.env, EXAMCTL_BASE_URL: nonEmpty(deps.env.EXAMCTL_BASE_URL) };
   const now = await resolveRemoteTarget({
@@ -113,7 +113,7 @@ export async function confirmResumeTarget(
     );
     const confirmed = deps.confirm
       ? await deps.confirm(question)
-      : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
+      : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
     if (confirmed) return;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
