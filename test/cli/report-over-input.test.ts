@@ -71,7 +71,7 @@ describe('--report naming a file the run reads', () => {
       mkdirSync(join(dir, 'rep.csv'));
       const directory = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'rep.csv', '--store', 's']);
       expect(directory.code).toBe(2);
-      expect(directory.stderr).toMatch(/cannot write report .*rep\.csv: it is a directory, not a file/);
+      expectCoded(directory.stderr, 'E2000', `report ${join(dir, 'rep.csv')}`, 'EISDIR');
       const nowhere = await cli(dir, [
         'user',
         'sync',
@@ -83,7 +83,7 @@ describe('--report naming a file the run reads', () => {
         's',
       ]);
       expect(nowhere.code).toBe(2);
-      expect(nowhere.stderr).toMatch(/cannot write report .*r\.csv: the directory does not exist/);
+      expectCoded(nowhere.stderr, 'E2000', `report ${join(dir, 'nodir', 'r.csv')}`, 'ENOENT');
       expect(existsSync(join(dir, 's'))).toBe(false);
     }));
 });

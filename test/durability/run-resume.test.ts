@@ -255,9 +255,9 @@ describe('honest ends', () => {
     );
     expect(ended.status).toBe('141');
     // stderr, still open, says how the run ended.
-    expect(ended.stderr).toMatch(/^examctl: E1410: output closed: in-flight work finished/m);
     const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
     expect(report.run).toMatch(/^\d{8}T/);
+    expectCoded(ended.stderr, 'E1410', `examctl runs resume ${report.run}`);
     expect(report.summary.total).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
     await resumeUntilFinished();
@@ -281,7 +281,6 @@ describe('honest ends', () => {
       );
       expect(ended.status).toBe('141');
       expectCoded(ended.stderr, 'E1410', 'standard output', 'ENOSPC');
-      expect(ended.stderr).toMatch(/^examctl: E1410: output closed: /m);
       expect(ended.stderr).not.toMatch(/\n\s+at /);
       // The other stream still tells how the run ended.
       expect(ended.stderr).toMatch(/items: \d+ ok/);

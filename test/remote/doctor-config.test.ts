@@ -91,7 +91,9 @@ describe('examctl doctor', () => {
         ).code,
       ).toBe(0);
       const typed = await cli(dir, ['--profile', 'prod', '--base-url', server.url, 'doctor', '--json']);
-      expect(typed.stderr).toContain(`target: remote ${server.url} (--base-url); profile prod (--profile)`);
+      expect(
+        lineWith(typed.stderr, `target: remote ${server.url} (--base-url)`, 'profile prod (--profile)'),
+      ).toBeTruthy();
       expect(check(JSON.parse(typed.stdout) as Doctor, 'target')?.detail).toBe(
         `remote API at ${server.url} (--base-url)`,
       );
@@ -107,7 +109,7 @@ describe('examctl doctor', () => {
       server.fallback = { status: 200, body: { Content: { Results: [] }, Success: true, Errors: null } };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(0);
-      expect(stdout).toMatch(/ok\s+authorised\s+the token is accepted \(200 with Success/);
+      expect(lineWith(stdout, 'authorised', '200', 'Success')).toMatch(/^ok\s+authorised\s/);
       expect(stdout).not.toContain('1101');
     });
   });
@@ -207,23 +209,22 @@ describe('examctl doctor', () => {
       expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
       const after = await cli(dir, ['--store', store, 'doctor']);
       expect(after.code).toBe(0);
-      expect(after.stdout).toMatch(/ok\s+store\s+opened and answered a read \(1101/);
+      expect(lineWith(after.stdout, 'store', '1101')).toMatch(/^ok\s+store\s/);
     });
   });
 });
 
 describe('examctl doctor: no store yet where none can be created', () => {
-  const expectFail = async (dir: string, store: string, words: RegExp) => {
+  const expectFail = async (dir: string, store: string, ...facts: string[]) => {
     const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-    expect(stdout).toMatch(/FAIL\s+store\s+E3000: no store yet, and none can be created in /);
-    expect(stdout).toMatch(words);
+    expect(lineWith(stdout, 'E3000: ', ...facts)).toMatch(/^FAIL\s+store\s+E3000: /);
     expect(code).toBe(3);
   };
 
   // /sys refuses a new directory to root too.
   it.skipIf(process.platform !== 'linux')(
     'under /sys: FAIL store naming the place, exit 3, as the push would fail',
-    () => withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /created in \/sys: /)),
+    () => withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', 'in /sys: ')),
   );
 
   // Root writes into a read-only directory: another user only.
@@ -232,7 +233,7 @@ describe('examctl doctor: no store yet where none can be created', () => {
     () =>
       withTempDir(async (dir) => {
         await mkdir(join(dir, 'ro'), { mode: 0o555 });
-        await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
+        await expectFail(dir, join(dir, 'ro', 'exams', 'store'), `in ${join(dir, 'ro')}: `, 'EACCES');
       }),
   );
 });
@@ -342,7 +343,7 @@ describe('examctl config', () => {
       expect(list.stdout).toMatch(
         /^\* prod {2}https:\/\/exam\.example\.com {2}token: set \(file .*prod\.token\) {2}\(concurrency 4, rate 600\)$/m,
       );
-      expect(list.stdout).toMatch(/^ {2}staging .* token: not set$/m);
+      expect(lineWith(list.stdout, 'staging', 'token: not set')).toMatch(/^ {2}staging /);
 
       expect((await cli(dir, ['config', 'use', 'staging'])).code).toBe(0);
       const shown = JSON.parse((await cli(dir, ['config', 'show', '--json'])).stdout) as {
@@ -399,10 +400,10 @@ describe('examctl login', () => {
       const { code, stderr } = await cli(dir, ['login', '--profile', 'prod']);
       expect(code).toBe(2);
       // Trial 8, f05: never `--token-file` alone, which login refuses: the profile's token file.
-      expect(stderr).toContain(
-        'run examctl config set-profile prod --token-file <path>, pipe it to examctl login --with-token',
-      );
-      expect(stderr).not.toContain('give the token with --token-file');
+      expect(
+        lineWith(stderr, 'examctl config set-profile prod --token-file <path>', 'examctl login --with-token'),
+      ).toBeTruthy();
+      expect(stderr.split('--token-file').length).toBe(stderr.split('set-profile prod --token-file').length);
       expect(stderr).toContain('EXAMCTL_TOKEN');
     });
   });

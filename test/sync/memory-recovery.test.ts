@@ -155,7 +155,12 @@ describe('synced export and import', () => {
       try {
         const held = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
         expect(held.code).toBe(3);
-        expect(held.stderr).toMatch(/^examctl: E3021: sync memory \S+ is locked by pid \d+/m);
+        expectCoded(
+          held.stderr,
+          'E3021',
+          memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }),
+          `pid ${process.pid}`,
+        );
         const adopt = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
         expect(adopt.code).toBe(3);
       } finally {
