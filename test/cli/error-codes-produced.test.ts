@@ -40,21 +40,27 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2505: ['test/cli/error-codes.test.ts', "'E2505',"],
   E2506: ['test/cli/error-codes.test.ts', "toEqual(['E2506', 'E2506'])"],
   E2507: ['test/sync/memory-recovery.test.ts', "expectCoded(run.stderr, 'E2507', `${run.file}:${lines}:`, reason);"],
-  E2600: ['test/cli/plan-apply.test.ts', '/^examctl: E2600: plan \\S+: it was changed after examctl wrote it/m'],
-  E2601: ['test/cli/plan-apply.test.ts', '/^examctl: E2601: plan \\S+: the local store \\S+ changed since'],
-  E2602: ['test/cli/plan-reapply.test.ts', '/^examctl: E2602: plan \\S+ \\(p\\.json\\) was applied already/m'],
+  E2600: ['test/cli/plan-apply.test.ts', "expectCoded(edited.stderr, 'E2600', 'edited.json', 'checksum')"],
+  E2601: [
+    'test/cli/plan-apply.test.ts',
+    "expectCoded(moved.stderr, 'E2601', 'plan.json', `local store ${join(dir, 'store')}`, made)",
+  ],
+  E2602: [
+    'test/cli/plan-reapply.test.ts',
+    "expectCoded(again.stderr, 'E2602', '(p.json)', `examctl runs resume ${run}`)",
+  ],
   E3000: ['test/sync/full-disk-start.test.ts', '/examctl: E3000: cannot write \\S+users\\.ndjson'],
   E3001: ['test/remote/hostile-server.test.ts', "expect((failure as TransientTargetError).code).toBe('E3001')"],
   E3002: ['test/cli/error-codes.test.ts', "toEqual(['E3002', 'E3002'])"],
   E3003: ['test/remote/hostile-server.test.ts', "expect((failure as AnswerUnreadableError).code).toBe('E3003')"],
   E3010: ['test/remote/remote-run.test.ts', "toMatchObject({ exitCode: 3, code: 'E3010', kind: 'refused' })"],
   E3020: ['test/cli/commands.test.ts', "expectCoded(stderr, 'E3020', '4242')"],
-  E3021: ['test/sync/memory-recovery.test.ts', '/^examctl: E3021: sync memory \\S+ is locked by pid \\d+/m'],
+  E3021: ['test/sync/memory-recovery.test.ts', "expectCoded(held.stderr, 'E3021', memory, `pid ${process.pid}`)"],
   E3030: ['test/cli/error-codes.test.ts', "toEqual(['E3030', 'E3030'])"],
   E3031: ['test/store/file-store.test.ts', "expect((stopped as StoreReplacedError).code).toBe('E3031')"],
   E3040: [
     'test/platform/report-full-disk.test.ts',
-    '/^examctl: E3040: cannot write report out\\.xml: .*\\(ENOSPC\\)/m',
+    "expectCoded(night3.stderr, 'E3040', 'out.xml', 'ENOSPC', 'not renamed')",
   ],
   E3050: ['test/runs/run-journal.test.ts', "expect((error as RunJournalWriteError).code).toBe('E3050')"],
   E7000: ['test/store/file-store.test.ts', "expect((used as InternalError).code).toBe('E7000')"],
@@ -62,7 +68,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E1300: ['test/cli/run-pipeline.test.ts', "expect(doc.error.code).toBe('E1300')"],
   E1301: ['test/remote/hostile-run.test.ts', "expect(doc.error?.code).toBe('E1301')"],
   E1302: ['test/human/command-prompts.test.ts', "expectCoded(session.stderr, 'E1302')"],
-  E1410: ['test/durability/run-resume.test.ts', '/^examctl: E1410: output closed: in-flight work finished/m'],
+  E1410: [
+    'test/durability/run-resume.test.ts',
+    "expectCoded(ended.stderr, 'E1410', `examctl runs resume ${report.run}`)",
+  ],
 };
 
 /**

@@ -150,17 +150,13 @@ describe('synced export and import', () => {
         'newer.json: written by a newer examctl (document format 2; this one reads 1): upgrade examctl',
       );
 
-      const lock = new StoreLock(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 0);
+      const memory = memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') });
+      const lock = new StoreLock(memory, 0);
       await lock.acquire();
       try {
         const held = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
         expect(held.code).toBe(3);
-        expectCoded(
-          held.stderr,
-          'E3021',
-          memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }),
-          `pid ${process.pid}`,
-        );
+        expectCoded(held.stderr, 'E3021', memory, `pid ${process.pid}`);
         const adopt = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
         expect(adopt.code).toBe(3);
       } finally {
