@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { lineWith } from '../support/facts.js';
@@ -162,7 +162,7 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       ]);
       const doctor = await cli(dir, ['doctor'], env);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_PROFILE staging names/);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'EXAMCTL_PROFILE staging', 'EXAMCTL_BASE_URL');
       expect(doctor.stdout).not.toContain('reachable');
       // The profile's own URL in the variable is the profile's run.
       const same = await cli(dir, SYNC, { ...env, EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
@@ -348,7 +348,7 @@ describe('a refused base URL names where it came from (trial 10, F09)', () => {
       expectCoded(api.stderr, 'E2000', 'EXAMCTL_BASE_URL', '/api/v1/integrations');
       const doctor = await cli(dir, ['doctor'], plain);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_BASE_URL: refusing plain http:\/\//);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'EXAMCTL_BASE_URL', 'http://');
       expect(doctor.stdout).not.toMatch(/ok\s+target/);
       expect(
         (await cli(dir, ['config', 'set-profile', 'hr', '--base-url', 'https://exam.example.com', '--default'])).code,
@@ -649,7 +649,7 @@ describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo
       const typo = join(dir, 'exmactl');
       const text = await cli(dir, ['doctor'], { EXAMCTL_CONFIG_DIR: typo });
       expect(text.code, text.stderr).toBe(3);
-      expect(lineWith(text.stdout, 'FAIL  target', 'E2000: ', 'EXAMCTL_CONFIG_DIR', typo)).toBeTruthy();
+      failedCheck(text.stdout, 'target', 'E2000', 'EXAMCTL_CONFIG_DIR', typo);
       const json = await cli(dir, ['doctor', '--json'], { EXAMCTL_CONFIG_DIR: typo });
       expect(JSON.parse(json.stdout)).toMatchObject({
         healthy: false,
@@ -736,7 +736,7 @@ describe('under CI=true a remote target is named (issue 81, item 7: a job whose 
       }
       const doctor = await cli(dir, ['doctor'], { CI: 'true' });
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: CI=true and only the default profile prod/);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'CI=true', 'default profile prod');
       // Named by a flag or a variable, or not under CI: the run goes on.
       for (const [args, env] of [
         [['--profile', 'prod', ...SYNC], { CI: 'true' }],

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { failedCheck } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -72,7 +73,7 @@ describe('two typed flags naming two targets (f01)', () => {
       await setUp(dir, false);
       const doctor = await cli(dir, ['doctor', '--store', 'st', '--base-url', STAGING]);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: --base-url and --store name two targets/);
+      failedCheck(doctor.stdout, 'target', 'E2000', '--base-url', '--store');
     }));
 
   it('a variable a flag beats is said unused; the variable that named another target is the one named', () =>
