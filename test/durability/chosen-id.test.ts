@@ -113,7 +113,7 @@ describe('a create the service would name, killed as it was applied, then resume
     expect(resumed.items).toHaveLength(1);
     // Its id is this run's alone, so the resend's "already exists" proves the killed attempt made it.
     expect(resumed.items[0]).toMatchObject({ status: 'ok', id: schedules[0], action: 'created', errors: [] });
-    expect(resumed.items[0]?.note).toContain('created by the interrupted attempt of run');
+    expect(resumed.items[0]?.note).toMatch(new RegExp(`^created .* run ${resumed.run}\\b`));
   });
 
   it('collection add without --external-id: one collection', async () => {

@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { itemLine } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import {
   startUserSyncService,
@@ -263,7 +264,7 @@ describe('rows of an older run after a later one', () => {
     applied = [];
     const tidied = await sync('--file', 'tidy.csv', '--only-failed');
     expect(tidied.code, tidied.stderr).toBe(1);
-    expect(tidied.stderr).toContain('[u1] ExternalId 9021 not sent: this row is of run');
+    expect(itemLine(tidied.stderr, 'u1', 'ExternalId')).toContain(' 9021 ');
     expect(applied).toEqual([]);
     await users('p0.csv', 'u7', 'u8');
     const p0 = runOf((await nightly('p0.csv', '--population', 'students')).stderr);
@@ -290,7 +291,7 @@ describe('rows of an older run after a later one', () => {
       applied = [];
       const fed = await sync('--file', name, ...(name === 'errors.csv' ? ['--only-failed'] : []));
       expect(fed.code, fed.stderr).toBe(1);
-      expect(fed.stderr).toContain('[u1] ExternalId 9021 not sent: this row is of run');
+      expect(itemLine(fed.stderr, 'u1', 'ExternalId')).toContain(' 9021 ');
       expect(applied.map((user) => user.ExternalId)).not.toContain('u1');
     }
   });
