@@ -296,7 +296,7 @@ describe('argv to options, per command', () => {
       expect(existsSync(join(dir, 'store'))).toBe(false);
       const template = testDeps(dir);
       expect(await runCli(['template', 'users', '--report', 't.csv'], template.deps)).toBe(2);
-      expect(template.stderr.text).toMatch(/use --out <file> for template\n/);
+      expectCoded(template.stderr.text, 'E2007', '--report', '--out <file> for template');
       expect(template.stdout.text).toBe('');
       expect(existsSync(join(dir, 't.csv'))).toBe(false);
     });

@@ -479,7 +479,7 @@ describe('collection add', () => {
       const item = JSON.parse(stdout).items[0];
       expect(item.source.file).toBe('<flags>');
       expect(item.id).toMatch(/^[a-z0-9]{16}$/);
-      expect(stderr).toContain('collection add on local store');
+      expect(lineWith(stderr, 'collection add', 'local store')).toMatch(/^collection add /);
     });
   });
 

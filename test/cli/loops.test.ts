@@ -538,14 +538,14 @@ describe("3. a withheld PIN without --pin is refused with the run's documents", 
       expect(refused.code).toBe(2);
       const doc = JSON.parse(refused.stdout) as {
         error: { kind: string; message: string };
-        items: { id: string; status: string; errors: { message: string }[] }[];
+        items: { id: string; status: string; errors: { code: number | null; message: string }[] }[];
       };
       expect(doc.error.kind).toBe('input-file');
       expect(doc.items.map((item) => [item.id, item.status])).toEqual([
         ['S-1', 'skipped'],
         ['S-2', 'skipped'],
       ]);
-      expect(doc.items[0]?.errors[0]?.message).toMatch(/^not sent: the run was refused: .*withheld/);
+      expect(doc.items[0]?.errors[0]).toMatchObject({ code: 9025, message: expect.stringContaining('withheld') });
       expect(readFileSync(join(dir, 'again.xml'), 'utf8')).toMatch(/<failure message="E2110: [^"]*withheld/);
     }));
 });
