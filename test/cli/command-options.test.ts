@@ -288,9 +288,7 @@ describe('argv to options, per command', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expect(io.stderr.text).toMatch(
-        /^examctl: E2007: --report .*apply, runs show.*--out <file> for review-session show\n/,
-      );
+      expectCoded(io.stderr.text, 'E2007', '--report', 'apply, runs show', '--out <file> for review-session show');
       expect(io.stdout.text).toBe('');
       expect(existsSync(join(dir, 'x.csv'))).toBe(false);
       expect(existsSync(join(dir, 'store'))).toBe(false);

@@ -17,7 +17,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2003: ['test/cli/error-codes.test.ts', "expectCoded(help.stderr.text, 'E2003', '--json', '--help')"],
   E2004: ['test/cli/error-codes.test.ts', 'toMatch(/^examctl: E2004: .*"E2999"/)'],
   E2005: ['test/cli/error-codes.test.ts', "toEqual(['E2005', 'E2005'])"],
-  E2006: ['test/platform/home.test.ts', '/^examctl: E2006: HOME is not set and uid'],
+  E2006: ['test/platform/home.test.ts', "expectCoded(noRuns.stderr.text, 'E2006', 'HOME', 'EXAMCTL_RUNS_DIR')"],
   E2007: [
     'test/cli/target-flags.test.ts',
     "expectCoded(io.stderr.text, 'E2007', '--max-errors', 'runs prune', 'user sync');",
@@ -49,7 +49,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
     'test/cli/plan-reapply.test.ts',
     "expectCoded(again.stderr, 'E2602', '(p.json)', `examctl runs resume ${run}`)",
   ],
-  E3000: ['test/sync/full-disk-start.test.ts', '/examctl: E3000: cannot write \\S+users\\.ndjson'],
+  E3000: ['test/sync/full-disk-start.test.ts', "expectCoded(imported.stderr, 'E3000', 'users.ndjson', 'ENOSPC')"],
   E3001: ['test/remote/hostile-server.test.ts', "expect((failure as TransientTargetError).code).toBe('E3001')"],
   E3002: ['test/cli/error-codes.test.ts', "toEqual(['E3002', 'E3002'])"],
   E3003: ['test/remote/hostile-server.test.ts', "expect((failure as AnswerUnreadableError).code).toBe('E3003')"],

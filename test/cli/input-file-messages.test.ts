@@ -66,9 +66,7 @@ describe('input files named wrongly', () => {
         'schedule.json',
       ]);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toMatch(
-        /examctl: E2100: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
-      );
+      expectCoded(said.stderr, 'E2100', 'schedule.json:2', '16,384', 'column');
       await writeFile(join(dir, 'ids.json'), `{${keys}}`);
       const ids = await run(dir, ['invigilators', 'remove', 'S-1', '--dry-run', '--file', 'ids.json']);
       expect(ids.code, ids.stderr).toBe(2);

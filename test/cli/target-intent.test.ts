@@ -250,9 +250,8 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
             EXAMCTL_RUNS_DIR: join(dir, 'runs'),
           });
           expect(run.code).toBe(2);
-          expect(run.stderr).toMatch(
-            /^examctl: E2000: (EXAMCTL_BASE_URL|--base-url): must not contain a (user name or password|query string or fragment)[^\n]*\n$/,
-          );
+          // One line, naming where the URL came from.
+          expect(run.stderr).toMatch(/^examctl: E2000: (EXAMCTL_BASE_URL|--base-url): [^\n]*\n$/);
           expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
         }
       }
@@ -261,9 +260,8 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
         ['--base-url', 'https://u:s3cret@ho st:9', 'user', 'sync', '--file', 'users.csv', '--yes', '--json'],
         { EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
-      expect(invalid.stderr).toBe(
-        'examctl: E2000: --base-url: not a valid URL: "https://ho st:9" (expected e.g. https://exam.example.com)\n',
-      );
+      expectCoded(invalid.stderr, 'E2000', '--base-url', '"https://ho st:9"');
+      expect(invalid.stderr.split('\n')).toHaveLength(2);
       expect(`${invalid.stdout}${invalid.stderr}`).not.toMatch(/s3cret/);
       expect(await filesHolding(dir, 's3cret')).toEqual([]);
       expect(existsSync(join(dir, 'synced'))).toBe(false);
@@ -289,9 +287,14 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
         await cli(dir, ['--target', 'local', ...SYNC]),
       ];
       expect(runs.map((run) => run.code)).toEqual([0, 2, 2, 0]);
-      expect(runs[1]!.stderr).toBe(
-        `examctl: E2000: ${join(dir, '.config', 'config.json')}:1: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n`,
+      expectCoded(
+        runs[1]!.stderr,
+        'E2000',
+        `${join(dir, '.config', 'config.json')}:1: profile p: baseUrl`,
+        'EXAMCTL_TOKEN',
+        '--token-file',
       );
+      expect(runs[1]!.stderr.split('\n')).toHaveLength(2);
       expect(runs[3]!.stderr).toContain(
         'the default profile q is not used: --target local names another target than its own, remote https://x.example;',
       );

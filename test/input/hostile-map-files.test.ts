@@ -34,9 +34,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
     withTempDir(async (dir) => {
       const { code, stderr } = await withMap(dir, `{"a": ${'['.repeat(4000)}${']'.repeat(4000)}}`);
       expect(code, stderr).toBe(2);
-      expect(stderr).toBe(
-        'examctl: E2100: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n',
-      );
+      expectCoded(stderr, 'E2100', '--map-file map.json:1', '64 levels', 'column 70');
     }));
 
   it('150,000 entries under the size limit, and more columns than a map file holds', () =>
@@ -67,8 +65,12 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
     withTempDir(async (dir) => {
       const huge = await withMap(dir, JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(600_000) } }));
       expect(huge.code, huge.stderr).toBe(2);
-      expect(huge.stderr).toBe(
-        `examctl: E2000: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`,
+      expectCoded(
+        huge.stderr,
+        'E2000',
+        '--map-file map.json:1',
+        '"UserName" > "template"',
+        `${MAP_TEMPLATE_MAX_COLUMNS} columns`,
       );
       const long = await withMap(
         dir,
