@@ -169,9 +169,8 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       // No memory yet: cannot tell, so refused before any request.
       const blind = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'new.csv', '--only-new'], env);
       expect(blind.code).toBe(2);
-      expect(blind.stderr).toMatch(
-        /examctl: E2501: --only-new: no sync memory .*http:\/\/127\.0\.0\.1:\d+ .*users\.ndjson/,
-      );
+      expectCoded(blind.stderr, 'E2501', '--only-new', 'users.ndjson');
+      expect(blind.stderr).toMatch(/E2501: .*http:\/\/127\.0\.0\.1:\d+ /);
       expect(blind.json().error?.exitCode).toBe(2);
       expect(service.requests).toHaveLength(0);
 

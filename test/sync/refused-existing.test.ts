@@ -100,10 +100,15 @@ describe("a collection refused as taken (810), someone else's", () => {
       const run = await add('ours.json', ['--existing', 'ok']);
       expect(run.code, `attempt ${attempt}: ${run.stderr}`).toBe(1);
       const items = (
-        JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }
+        JSON.parse(run.stdout) as {
+          items: { id: string; status: string; errors: { code: number; message: string }[] }[];
+        }
       ).items;
       expect(items[0]).toMatchObject({ id: 'colx', status: 'failed' });
-      expect(items[0]!.errors[0]!.message).toMatch(/examctl has no record of sending it there/);
+      expect(items[0]!.errors[0]).toMatchObject({
+        code: 810,
+        message: expect.stringMatching(/no record.*synced adopt-collections/),
+      });
       expect(items[1]).toMatchObject({ id: 'coly', status: 'ok' });
     }
   });
@@ -149,8 +154,9 @@ describe("a collection refused as taken (810), someone else's", () => {
     expect((await add([], { EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL' })).signal).toBe('SIGKILL');
     const run = await add(['--existing', 'ok']);
     expect(run.code, run.stderr).toBe(1);
-    const colx = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] })
-      .items[0]!;
+    const colx = (
+      JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { code: number; message: string }[] }[] }
+    ).items[0]!;
     expect(colx).toMatchObject({ id: 'colx', status: 'failed' });
     expect(colx.errors[0]!.message).toMatch(
       /examctl sent it there in run \S+ with no definite answer, so it cannot tell whether its request made it or someone else did/,

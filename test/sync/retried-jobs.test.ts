@@ -217,9 +217,11 @@ describe('collection add, retried', () => {
       );
       const theirs = await job('theirs.json');
       expect(theirs.code).toBe(1);
-      expect(theirs.json().items[0]!.errors[0]!.message).toMatch(
-        /^collection mathcore2026 exists on local store .*, and examctl has no record of sending it there .*so it cannot tell whether it holds these fields/,
-      );
+      // 810 as the service said, with what examctl knows: no record of it, and how to adopt it.
+      expect(theirs.json().items[0]!.errors[0]).toMatchObject({
+        code: 810,
+        message: expect.stringMatching(/^collection mathcore2026 .*no record.*examctl synced adopt-collections/),
+      });
 
       // Without --existing ok an 810 fails as the service said; a dry run decides as the real run.
       const plain = await run(dir, [...store, '--json', 'collection', 'add', '--file', COLLECTION]);

@@ -63,7 +63,10 @@ describe("collection add's memory", () => {
     expect((await collection('--sync-dir', join(dir, 'theirs'))).code).toBe(0);
     const again = await collection('--existing', 'ok', '--json');
     expect(again.code, again.stderr).toBe(1);
-    expect(again.stdout).toContain('examctl has no record of sending it there');
+    expect(JSON.parse(again.stdout).items[0].errors[0]).toMatchObject({
+      code: 810,
+      message: expect.stringMatching(/no record.*synced adopt-collections/),
+    });
   });
 });
 
