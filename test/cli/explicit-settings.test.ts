@@ -361,9 +361,7 @@ describe('profiles: trust, links, names', () => {
       for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
         const run = await cli(dir, ['--profile', name, 'user', 'sync', '--file', 'none.csv', '--dry-run']);
         expect(run.code, name).toBe(2);
-        expect(run.stderr).toContain(
-          `--profile: no profile named "${name}" in ${join(dir, '.config', 'config.json')} (known: prod)`,
-        );
+        expectCoded(run.stderr, 'E2000', '--profile', `"${name}"`, join(dir, '.config', 'config.json'), 'known: prod');
         expect(run.stderr).not.toContain('no remote base URL');
         const use = await cli(dir, ['config', 'use', name]);
         expect(use.code, name).toBe(2);
