@@ -33,7 +33,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2300: ['test/cli/error-codes.test.ts', "toEqual(['E2300', 'E2300'])"],
   E2301: ['test/cli/error-codes.test.ts', "toEqual(['E2301', 'E2301'])"],
   E2400: ['test/cli/error-codes.test.ts', "toEqual(['E2400', 'E2400'])"],
-  E2501: ['test/sync/new-or-existing.test.ts', '/examctl: E2501: --only-new: no sync memory'],
+  E2501: ['test/sync/new-or-existing.test.ts', "expectCoded(blind.stderr, 'E2501', '--only-new', 'users.ndjson')"],
   E2502: ['test/cli/error-codes.test.ts', "toEqual(['E2502', 'E2502'])"],
   E2503: ['test/cli/error-codes.test.ts', "toEqual(['E2503', 'E2503'])"],
   E2504: ['test/cli/error-codes.test.ts', "toEqual(['E2504', 'E2504'])"],

@@ -133,13 +133,9 @@ describe('synced export and import', () => {
       writeFileSync(join(dir, 'damaged.json'), text.replace('"count":3', '"count":4'));
       const damaged = await cli(dir, ['synced', 'import', 'damaged.json', ...local()]);
       expect(damaged.code).toBe(2);
-      expect(damaged.stderr).toContain(
-        'damaged.json: not a sync memory examctl can use: its checksum does not hold (damaged, or edited by hand)',
-      );
+      expectCoded(damaged.stderr, 'E2507', 'damaged.json: ', 'checksum');
       writeFileSync(join(dir, 'cut.json'), text.slice(0, 200));
-      expect((await cli(dir, ['synced', 'import', 'cut.json', ...local()])).stderr).toContain(
-        'cut.json: not a sync memory examctl can use: not a JSON document',
-      );
+      expectCoded((await cli(dir, ['synced', 'import', 'cut.json', ...local()])).stderr, 'E2507', 'cut.json: ', 'JSON');
 
       const { sha256: _sha, ...body } = JSON.parse(text) as Record<string, unknown>;
       const newer = { ...body, version: 2 };
@@ -147,8 +143,12 @@ describe('synced export and import', () => {
         join(dir, 'newer.json'),
         JSON.stringify({ ...newer, sha256: hash('sha256', canonicalJson(newer), 'hex') }),
       );
-      expect((await cli(dir, ['synced', 'import', 'newer.json', ...local()])).stderr).toContain(
-        'newer.json: written by a newer examctl (document format 2; this one reads 1): upgrade examctl',
+      expectCoded(
+        (await cli(dir, ['synced', 'import', 'newer.json', ...local()])).stderr,
+        'E2505',
+        'newer.json: ',
+        'format 2',
+        'reads 1',
       );
 
       const memory = memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') });
@@ -337,9 +337,7 @@ describe('synced adopt', () => {
       writeUsers(dir, 'users.csv', rows(6), ['mr-2']);
       const noStore = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(noStore.code).toBe(2);
-      expect(noStore.stderr).toContain(
-        `there is no local store at ${join(dir, 'store')}: nothing was sent to it, so there is nothing to adopt`,
-      );
+      expectCoded(noStore.stderr, 'E2000', `no local store at ${join(dir, 'store')}`);
       // The store holds what a night whose memory was lost sent (on a local store only what it holds is adopted).
       expect(
         (await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: join(dir, 'lost') }))
@@ -676,9 +674,7 @@ describe('the runs without --population are a population of their own', () => {
         '--require-memory',
       ]);
       expect(unnamed.code).toBe(2);
-      expect(unnamed.stderr).toContain(
-        'has no record of the runs without --population: it holds staff; nothing was sent',
-      );
+      expectCoded(unnamed.stderr, 'E2501', 'without --population', 'holds staff');
       expect(JSON.parse(unnamed.stdout)).toMatchObject({
         syncMemory: { found: true, population: null, populationFound: false },
       });
@@ -696,9 +692,7 @@ describe('the runs without --population are a population of their own', () => {
         { EXAMCTL_SYNC_DIR: other },
       );
       expect(students.code).toBe(2);
-      expect(students.stderr).toContain(
-        'has no record of --population students: it holds the runs without --population; nothing was sent',
-      );
+      expectCoded(students.stderr, 'E2501', 'of --population students', 'holds the runs without --population');
       expect(students.stderr).toContain(
         'examctl synced adopt --file <the last export fully synced> --population students',
       );
