@@ -354,9 +354,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       server.fail('POST', 500, 3, undefined, 2);
       const run = await sync(dir, env);
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(
-        `the sync memory was not saved to ${address} (the state service at ${address} answered POST with 500`,
-      );
+      expectCoded(run.stderr, 'E3050', address, 'POST with 500');
       expect(run.stderr).toContain(
         'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).',
       );
@@ -398,9 +396,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       server.fail('POST', 500, 3);
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(
-        `the sync memory could not be stored on ${address} before the requests it was for went out`,
-      );
+      expectCoded(run.stderr, 'E3000', address, 'before the requests');
       expect(run.stderr).toContain('nothing was sent');
       expect(
         JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some(
