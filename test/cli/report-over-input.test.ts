@@ -19,9 +19,7 @@ describe('--report naming a file the run reads', () => {
       writeFileSync(join(dir, 'users.csv'), users);
       const same = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'users.csv', '--store', 's']);
       expect(same.code).toBe(2);
-      expect(same.stderr).toContain(
-        '--report users.csv is the --file file this run reads: give the output another name',
-      );
+      expectCoded(same.stderr, 'E2000', '--report users.csv', '--file');
       symlinkSync(join(dir, 'users.csv'), join(dir, 'link.csv'));
       expect(
         (await cli(dir, ['user', 'sync', '--file', 'link.csv', '--report', './users.csv', '--store', 's'])).code,

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lineWith } from '../support/facts.js';
-import { failedCheck } from '../support/coded-message.js';
+import { failedCheck, expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -108,8 +108,14 @@ describe("a token given to a run never goes to the default profile's URL nothing
       await setUp(dir);
       const run = await cli(dir, [...flags, ...SYNC], env);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `the token from ${source} would go to the base URL of profile prod, the default profile, which nothing named: name the target (EXAMCTL_BASE_URL, --base-url or --profile prod)`,
+      expectCoded(
+        run.stderr,
+        'E2000',
+        `token from ${source}`,
+        'profile prod',
+        'EXAMCTL_BASE_URL',
+        '--base-url',
+        '--profile prod',
       );
     }),
   );

@@ -38,9 +38,7 @@ describe('--file naming a pipe', () => {
       { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
     );
     expect(done.code).toBe(2);
-    expect(done.stderr).toContain(
-      '--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true)',
-    );
+    expectCoded(done.stderr, 'E2102', '--file: in.csv', 'FIFO', 'no writer');
     expect(existsSync(join(dir, 'store'))).toBe(false);
   });
 

@@ -213,9 +213,7 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
       env,
     );
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain(
-      `this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`,
-    );
+    expectCoded(other.stderr, 'E2504', `local ${real().store}`, `local ${join(dir, 'other')}`);
   });
 
   it("a run at the moved store's old path makes no store there and leaves its memory: the moved store's next night disables its leavers (trial35 F03)", async () => {
@@ -232,8 +230,12 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
       env,
     );
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain(
-      `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}`,
+    expectCoded(
+      old.stderr,
+      'E2301',
+      real().store,
+      memoryDir(syncDir(), real()),
+      `examctl local init --store ${real().store}`,
     );
     expect(existsSync(join(dir, 'real', 's'))).toBe(false);
     expect(readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8')).toBe(kept);
