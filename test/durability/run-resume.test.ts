@@ -563,9 +563,8 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect((await examctl(['local', 'init', '--force'], dir, env)).code).toBe(0);
     const replaced = await examctl(['runs', 'resume'], dir, env);
     expect(replaced.code).toBe(2);
-    expect(replaced.stderr).toMatch(
-      /no store of the run's at \S+ \(moved, deleted or replaced since it started\)\. Nothing was sent\. Put it back there \(a resume takes the recorded store, not --store\), or run the file again as a new run/,
-    );
+    // The store the run recorded, and the two ways on: put it back, or a new run.
+    expectCoded(replaced.stderr, 'E2200', join(dir, 'store'), 'not --store', 'run the file again');
     // runs show cannot tell a store replaced from one moved: its rows keep naming the resume, whose
     // refusal says to put the store back; never "run the file again", which at a moved store makes a
     // create in doubt twice (trial37 F03).
@@ -577,7 +576,7 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     await rm(join(dir, 'store'), { recursive: true });
     // Moved (trial 12, F06): the words name the recorded path; --store is not used, said once.
     const moved = (await examctl(['runs', 'resume', '--store', 'store2'], dir, env)).stderr;
-    expect(moved).toMatch(/no store of the run's at \S+ \(moved, deleted or replaced/);
+    expectCoded(moved, 'E2200', `no store of the run's at ${join(dir, 'store')}`);
     expect(moved.match(/--store/g)).toHaveLength(1);
     expect(existsSync(join(dir, 'store'))).toBe(false);
   });

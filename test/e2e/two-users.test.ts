@@ -399,9 +399,7 @@ describe.skipIf(!canMakeUsers)(
       );
       const prune = await admin(['runs', 'prune', '--all', '--older-than', '0d'], { EXAMCTL_RUNS_DIR: runs });
       expect(prune.code, prune.stderr).toBe(2);
-      expect(prune.stderr).toContain(
-        `the runs directory ${runs} is writable by others (mode 1777); chmod go-w ${runs}; nothing pruned`,
-      );
+      expectCoded(prune.stderr, 'E2200', runs, 'mode 1777', `chmod go-w ${runs}`, 'nothing pruned');
       expect(readdirSync(victim)).toEqual(['keep']);
       expect(existsSync(join(runs, '20260101T000000Z-aaaaaaaa', 'journal.ndjson'))).toBe(true);
     });
