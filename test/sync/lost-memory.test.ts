@@ -251,7 +251,7 @@ describe('the memory lost before night 6', () => {
         env,
       );
       expect(imported.code, imported.stderr).toBe(0);
-      expect(imported.stderr).toContain(`as the sync memory of remote ${url}`);
+      expect(lineWith(imported.stderr, 'imported ', `remote ${url}`)).toBeTruthy();
       await expectNight(6, env);
       await served.current?.close();
       served.current = undefined;

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { demoServerDirs } from '../support/serve-store.js';
 
@@ -180,7 +181,7 @@ describe("a collection refused as taken (810), someone else's", () => {
       place.env,
     );
     expect(adopted.code, adopted.stderr).toBe(0);
-    expect(adopted.stderr).toMatch(/adopted 2 collections of ours\.json into the sync memory of remote/);
+    expect(lineWith(adopted.stderr, 'adopted 2 collections', 'ours.json', 'remote')).toBeTruthy();
     const green = await add(['--existing', 'ok']);
     expect(green.code, green.stderr).toBe(0);
     expect(
