@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { memoryDir } from '../../src/context/target.js';
 import { summedText } from '../../src/sync/memory-document.js';
@@ -191,7 +192,9 @@ describe.skipIf(!canMakeUsers)(
           EXAMCTL_RUNS_DIR: join(shared, 'state', 'runs'),
         },
       );
-      expect(run.code, run.stderr).toBe(2);
+      expect(lineWith(run.stderr, 'sync directory', join(shared, 'state', 'synced'))).toMatch(
+        /^examctl: E2400: .*(uid \d+|writable by others)/,
+      );
       expect(run.stderr).toMatch(
         /the sync directory: \S+synced is owned by uid \d+, not by you|the sync directory: .* is writable by others/,
       );
@@ -207,8 +210,9 @@ describe.skipIf(!canMakeUsers)(
         EXAMCTL_SYNC_DIR: join(mine, 'synced'),
       });
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(
-        /the runs directory .*(owned by uid \d+, not by you|writable by others).*so none is started: nothing was sent/,
+      // Another's runs directory (theirs, or open to all): no run starts in it.
+      expect(lineWith(run.stderr, 'runs directory', 'nothing was sent')).toMatch(
+        /^examctl: E2\d{3}: .*(uid \d+|writable by others)/,
       );
       expect(server.received()).toBe(0);
       expect(readdirSync(join(shared, 'runs'))).toEqual([]);

@@ -87,9 +87,7 @@ describe("a --report that cannot be written (a full disk) leaves no earlier repo
       try {
         const full = await sync(...retry);
         expect(full.code, full.stderr).toBe(3);
-        expect(full.stderr).toContain(
-          "(ENOSPC); the file there is an earlier run's (not renamed: out.csv.earlier is the --file file this run reads)",
-        );
+        expectCoded(full.stderr, 'E3040', 'ENOSPC', 'not renamed: out.csv.earlier', '--file');
         expect(await readFile(join(dir, 'out.csv'), 'utf8')).toBe('yesterday');
       } finally {
         fake.full = undefined;

@@ -255,9 +255,7 @@ describe('writing and reading a journal', () => {
       expect(error).toBeInstanceOf(RunJournalWriteError);
       expect((error as RunJournalWriteError).exitCode).toBe(3);
       expect((error as RunJournalWriteError).code).toBe('E3050');
-      expect((error as Error).message).toMatch(
-        /^cannot write the run journal .*: (it already exists \(EEXIST\)|a part of the path is a file, not a directory \(ENOTDIR\))$/,
-      );
+      expect((error as Error).message).toMatch(/^cannot write the run journal .*\((EEXIST|ENOTDIR)\)$/);
     }
     expect(readdirSync(runsDir)).toEqual(['not-a-dir']);
   });

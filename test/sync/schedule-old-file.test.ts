@@ -40,9 +40,8 @@ describe("schedule push --changed-only of an old night's file", () => {
       expect(old.code).toBe(2);
       expectCoded(old.stderr, 'E2502', '--allow-old-file');
       // Its own words (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
-      expect(old.stderr).toContain(
-        "would undo what the later runs did (put back the sittings' times and candidates they changed)",
-      );
+      // Its own facts (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
+      expectCoded(old.stderr, 'E2502', "sittings' times and candidates");
       expect(old.stderr).not.toContain('leaver');
       const start = () => startOf(dir);
       expect(await start()).toMatch(/^2027-03-01T11:00/);
