@@ -62,9 +62,7 @@ describe('collection add --only-failed', () => {
         ).toBe(1);
         const retry = await cli(dir, ['collection', 'add', '--file', report, '--only-failed', '--store', 's']);
         expect(retry.code).toBe(2);
-        expect(retry.stderr).toContain(
-          'names items, not their fields: give the file its file column names again, fixed (collection add: with --existing ok;',
-        );
+        expectCoded(retry.stderr, 'E2100', `${report}`, ':1: ', '--existing ok');
       }
       const again = await cli(dir, ['collection', 'add', '--file', 'c.json', '--existing', 'ok', '--store', 's']);
       expect(again.code, again.stderr).toBe(0);

@@ -288,15 +288,13 @@ describe('argv to options, per command', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expect(io.stderr.text).toMatch(
-        /^examctl: E2007: --report .*apply, runs show.*--out <file> for review-session show\n/,
-      );
+      expectCoded(io.stderr.text, 'E2007', '--report', 'apply, runs show', '--out <file> for review-session show');
       expect(io.stdout.text).toBe('');
       expect(existsSync(join(dir, 'x.csv'))).toBe(false);
       expect(existsSync(join(dir, 'store'))).toBe(false);
       const template = testDeps(dir);
       expect(await runCli(['template', 'users', '--report', 't.csv'], template.deps)).toBe(2);
-      expect(template.stderr.text).toMatch(/use --out <file> for template\n/);
+      expectCoded(template.stderr.text, 'E2007', '--report', '--out <file> for template');
       expect(template.stdout.text).toBe('');
       expect(existsSync(join(dir, 't.csv'))).toBe(false);
     });

@@ -33,7 +33,7 @@ describe('a plan people can read (dry run on the local engine)', () => {
       const io = testDeps(dir);
       expect(await runCli(['--store', store, 'user', 'sync', '--file', file, '--dry-run'], io.deps)).toBe(1);
       const text = io.stderr.text;
-      expect(text).toContain('plan: 1 to create, 1 to update, 19 unchanged, 1 invalid');
+      expect(lineWith(text, 'plan: ', '1 to create', '1 to update', '19 unchanged', '1 invalid')).toBeTruthy();
       expect(text).toContain('  ~ stu-2001 (LastName)');
       expect(text).toContain('  + new-1');
       expect(text).toContain('  ! bad-1 (invalid)');
@@ -113,7 +113,7 @@ describe('the summary after a run', () => {
       expect(io.stderr.text).toContain('report written to result.csv');
       expect(io.stderr.text).toContain('every one is in result.csv');
       expect(io.stderr.text).not.toContain('--report <file>');
-      expect(io.stderr.text).toMatch(/errors by code:\n\s+209 x 25 /);
+      expect(io.stderr.text).toMatch(/^\s+209 x 25 /m);
     }));
 });
 
@@ -317,14 +317,14 @@ describe('invigilators remove says who was removed', () => {
           io.deps,
         ),
       ).toBe(1);
-      expect(io.stderr.text).toContain('removed from S-FUTURE: inv-1, inv-2\n');
-      expect(io.stderr.text).toContain('not invigilators of S-FUTURE (nothing to remove): stu-2001');
+      expect(lineWith(io.stderr.text, 'removed from S-FUTURE', 'inv-1, inv-2')).toMatch(/^removed /);
+      expect(lineWith(io.stderr.text, 'not invigilators of S-FUTURE', 'stu-2001')).toBeTruthy();
       const dry = testDeps(dir);
       await runCli(
         ['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-3', '--dry-run'],
         dry.deps,
       );
-      expect(dry.stderr.text).toContain('would remove from S-FUTURE: inv-3');
+      expect(lineWith(dry.stderr.text, 'would remove from S-FUTURE', 'inv-3')).toBeTruthy();
     }));
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failedCheck } from '../support/coded-message.js';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { storeCli, testDeps, withTempDir } from './helpers.js';
@@ -22,7 +23,7 @@ describe('examctl doctor: a failed check carries the code a run would end with',
       expect(JSON.parse(night.stdout).error.code).toBe('E2507');
       const text = await cli(['doctor']);
       expect(text.code).toBe(3);
-      expect(text.stdout).toMatch(/^FAIL\s+sync memory\s+E2507: \S*users\.ndjson:4/m);
+      failedCheck(text.stdout, 'sync memory', 'E2507', 'users.ndjson:4');
       const json = await cli(['doctor', '--json']);
       expect(json.code).toBe(3);
       const check = JSON.parse(json.stdout).checks.find((entry: { name: string }) => entry.name === 'sync memory');

@@ -5,6 +5,8 @@ import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ERROR_CODES, errorCodeEntry, type ErrorCodeId } from '../../src/system/error-codes.js';
 import { ROOT } from '../support/cli.js';
+import { expectCoded } from '../support/coded-message.js';
+import { lineWith } from '../support/facts.js';
 import { ITEM_CODES, ITEM_CODE_TEXT } from '../../src/domain/codes.js';
 import { errorLine, TargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -56,7 +58,7 @@ describe('examctl explain', () => {
     withTempDir(async (dir) => {
       const io = testDeps(dir);
       expect(await runCli(['explain', '209'], io.deps)).toBe(0);
-      expect(io.stdout.text).toMatch(/^209: email invalid .*\(exit 1\)/);
+      expect(lineWith(io.stdout.text, '209: ', 'email', '(exit 1)')).toMatch(/^209: /);
       expect(io.stdout.text).toContain('docs/api-reference.md');
       expect(io.stdout.text).toContain('--only-failed');
       const json = testDeps(dir);
@@ -145,7 +147,7 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(JSON.parse(io.stdout.text).error.code).toBe('E2002');
       const help = testDeps(dir);
       expect(await runCli(['--help', '--json'], help.deps)).toBe(2);
-      expect(help.stderr.text).toMatch(/^examctl: E2003: --json or -o: --help /);
+      expectCoded(help.stderr.text, 'E2003', '--json', '--help');
     }));
 
   it('E2008 a remote send with no token or no base URL: each message names what is missing', () =>
@@ -158,10 +160,10 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(await codeOf(dir, [...send, '--yes'], { ...runs, EXAMCTL_TOKEN: 't' })).toEqual(['E2008', 'E2008']);
       const token = testDeps(dir, {}, runs);
       expect(await runCli([...send, ...url, '--yes'], token.deps)).toBe(2);
-      expect(token.stderr.text).toMatch(/^examctl: E2008: no token for the remote target: .*EXAMCTL_TOKEN/m);
+      expectCoded(token.stderr.text, 'E2008', 'EXAMCTL_TOKEN', '--token-file');
       const base = testDeps(dir, {}, { ...runs, EXAMCTL_TOKEN: 't' });
       expect(await runCli([...send, '--yes'], base.deps)).toBe(2);
-      expect(base.stderr.text).toMatch(/^examctl: E2008: no remote base URL: .*EXAMCTL_BASE_URL/m);
+      expectCoded(base.stderr.text, 'E2008', 'EXAMCTL_BASE_URL', '--base-url');
     }));
 
   it('E2101 a missing input file, E2102 a directory given as one: each names the path', () =>

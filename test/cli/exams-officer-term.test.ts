@@ -322,8 +322,8 @@ describe("an exams officer's term: the exports in with their own words, the resu
         ['Dept'],
         ['Personal email'],
       ]);
-      expect(hrMarks[2]!.Dept).toMatch(/^9016 Hierarchies: Dept "History" has no entry/);
-      expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: Email is not a valid address/);
+      expect(hrMarks[2]!.Dept).toMatch(/^9016 Hierarchies: .*"History"/);
+      expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: /);
       expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(
         1,
       );

@@ -7,6 +7,7 @@
 import { chmod, lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -128,7 +129,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
         '--json',
       ]);
       expect((JSON.parse(flagged.stdout) as Report).profile?.settings).toEqual({});
-      expect(flagged.stderr).toContain('profile hr (--profile): none of its settings is read here');
+      expect(lineWith(flagged.stderr, 'profile hr (--profile): ', 'none of its settings')).toBeTruthy();
     }));
 
   it('--store beats a default profile with a base URL: the run is local, said so; without --store the default profile makes it remote', () =>
@@ -360,9 +361,7 @@ describe('profiles: trust, links, names', () => {
       for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
         const run = await cli(dir, ['--profile', name, 'user', 'sync', '--file', 'none.csv', '--dry-run']);
         expect(run.code, name).toBe(2);
-        expect(run.stderr).toContain(
-          `--profile: no profile named "${name}" in ${join(dir, '.config', 'config.json')} (known: prod)`,
-        );
+        expectCoded(run.stderr, 'E2000', '--profile', `"${name}"`, join(dir, '.config', 'config.json'), 'known: prod');
         expect(run.stderr).not.toContain('no remote base URL');
         const use = await cli(dir, ['config', 'use', name]);
         expect(use.code, name).toBe(2);

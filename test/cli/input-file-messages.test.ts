@@ -44,9 +44,7 @@ describe('input files named wrongly', () => {
         await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
         const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
         expect(said.code, said.stderr).toBe(2);
-        expect(said.stderr).toContain(
-          `examctl: E2100: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`,
-        );
+        expectCoded(said.stderr, 'E2100', `${name}:1`, 'zip archive', '.xlsx');
       }),
   );
 
@@ -68,15 +66,11 @@ describe('input files named wrongly', () => {
         'schedule.json',
       ]);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toMatch(
-        /examctl: E2100: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
-      );
+      expectCoded(said.stderr, 'E2100', 'schedule.json:2', '16,384', 'column');
       await writeFile(join(dir, 'ids.json'), `{${keys}}`);
       const ids = await run(dir, ['invigilators', 'remove', 'S-1', '--dry-run', '--file', 'ids.json']);
       expect(ids.code, ids.stderr).toBe(2);
-      expect(ids.stderr).toMatch(
-        /examctl: E2100: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
-      );
+      expectCoded(ids.stderr, 'E2100', 'ids.json:1', '16,384', 'column');
     }));
 
   it('other binary content, and a text that starts PK, are not called a workbook', () =>
@@ -84,9 +78,11 @@ describe('input files named wrongly', () => {
       await writeFile(join(dir, 'bin.csv'), Buffer.from('ExternalId,FirstName\nu\u0000,Ann\n'));
       const binary = await run(dir, ['user', 'sync', '--dry-run', '--file', 'bin.csv']);
       expect(binary.code).toBe(2);
-      expect(binary.stderr).toMatch(/bin\.csv:2: not a text file \(binary content\)\n/);
+      expectCoded(binary.stderr, 'E2100', 'bin.csv:2', 'binary');
+      expect(binary.stderr).not.toContain('.xlsx');
       await writeFile(join(dir, 'pk.csv'), Buffer.concat([Buffer.from('PK,FirstName\n1,Ann\u0000\n')]));
       const text = await run(dir, ['user', 'sync', '--dry-run', '--file', 'pk.csv']);
-      expect(text.stderr).toMatch(/pk\.csv:2: not a text file \(binary content\)\n/);
+      expectCoded(text.stderr, 'E2100', 'pk.csv:2', 'binary');
+      expect(text.stderr).not.toContain('.xlsx');
     }));
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { inTempDir } from '../corpus/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
@@ -41,9 +42,7 @@ describe.each(['csv', 'xlsx'])('invigilators remove --only-failed with a %s repo
         );
         expect(other.code).toBe(2);
         expectOnlyErrorDocument(other.stdout, 2);
-        expect(other.stderr).toContain(
-          'this report is of a removal from schedule S-LIVE, not S-FUTURE: nothing was sent',
-        );
+        expectCoded(other.stderr, 'E2000', 'S-LIVE', 'S-FUTURE', 'nothing was sent');
       }
       expect(await invigilatorsOf(dir, 'S-FUTURE')).toEqual(before);
 

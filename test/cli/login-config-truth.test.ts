@@ -93,8 +93,12 @@ it("login --profile STG while profile stg holds stg.token: exit 2 before a token
       'prod-secret\n',
     );
     expect(login.code, login.stderr).toBe(2);
-    expect(login.stderr).toContain(
-      `${join(dir, '.config', 'STG.token')} is profile stg's token file on macOS and Windows`,
+    expectCoded(
+      login.stderr,
+      'E2000',
+      join(dir, '.config', 'STG.token'),
+      "profile stg's token file",
+      'macOS and Windows',
     );
     expect(config(dir).profiles.STG).toBeUndefined();
     expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
@@ -129,8 +133,12 @@ it('login --profile prod while profile bulk names prod.token too: exit 2 saying 
     ).toBe(0);
     const login = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'new-secret\n');
     expect(login.code, login.stderr).toBe(2);
-    expect(login.stderr).toContain(
-      `${shared} is profile bulk's token file too; nothing was changed: give bulk its own first: examctl config set-profile bulk --token-file <another file>`,
+    expectCoded(
+      login.stderr,
+      'E2000',
+      shared,
+      "profile bulk's token file",
+      'examctl config set-profile bulk --token-file <another file>',
     );
     expect(login.stderr).not.toContain('macOS');
     expect(readFileSync(shared, 'utf8')).toBe('old-secret\n');

@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
 
@@ -119,20 +119,14 @@ describe('loose permissions', () => {
     await chmod(join(dir, 'runs'), 0o1777);
     const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(run.code, run.stderr).toBe(2);
-    expect(
-      count(
-        run.stderr,
-        /the runs directory \S+ is writable by others \(mode 1777\).*; a run journaled there could not be resumed, so none is started: nothing was sent/,
-      ),
-    ).toBe(1);
+    expectCoded(run.stderr, 'E2200', join(dir, 'runs'), 'mode 1777');
+    expect(count(run.stderr, /mode 1777/)).toBe(1);
     await chmod(store, 0o777);
     const refused = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(refused.code).toBe(2);
     expectCoded(refused.stderr, 'E2400', store, 'mode 777', `chmod go-w ${store}`);
     const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
-    expect(doctor.stdout).toMatch(
-      /FAIL {2}permissions E2400: the runs directory .* writable by others.*; the local store .* writable by others/,
-    );
+    failedCheck(doctor.stdout, 'permissions', 'E2400', join(dir, 'runs'), 'mode 1777', store, 'mode 777');
     expect(doctor.code).toBe(3);
     await chmod(join(dir, 'runs'), 0o700);
     await chmod(store, 0o700);

@@ -121,9 +121,7 @@ describe('an output over what the run reads or keeps', () => {
       writeFileSync(join(dir, '.config', 'config.json'), '{"version":1,"profiles":{}}');
       const input = await cli(dir, ['runs', 'show', 'last', '--report', 'users.csv']);
       expect(input.code).toBe(2);
-      expect(input.stderr).toContain(
-        '--report users.csv is the --file file this run reads: give the output another name',
-      );
+      expectCoded(input.stderr, 'E2000', '--report users.csv', '--file');
       const config = await cli(dir, ['runs', 'show', 'last', '--report', '.config/config.json']);
       expect(config.code).toBe(2);
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
@@ -132,9 +130,7 @@ describe('an output over what the run reads or keeps', () => {
       const kept = readFileSync(join(dir, journal), 'utf8');
       const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(own.code).toBe(2);
-      expect(own.stderr).toContain(
-        `--out ${journal} is in this run's store, runs or memories: give the output another name`,
-      );
+      expectCoded(own.stderr, 'E2000', `--out ${journal}`, 'store');
       expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
@@ -278,9 +274,7 @@ describe('an output over what the run reads or keeps', () => {
       const exported = readFileSync(join(dir, 'nightly/mem.json'), 'utf8');
       const report = await cli(dir, [...sync, '--report', 'nightly/mem.json']);
       expect(report.code).toBe(2);
-      expect(report.stderr).toContain(
-        "--report nightly/mem.json is the sync memory's export (synced export --out), kept to restore it",
-      );
+      expectCoded(report.stderr, 'E2000', '--report nightly/mem.json', 'synced export --out');
       expect(readFileSync(join(dir, 'nightly/mem.json'), 'utf8')).toBe(exported);
       expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'nightly/mem.json'])).code).toBe(0);
       // An admin's own NDJSON named as a memory's file (template's output, an input) is replaced as any output.
@@ -393,9 +387,7 @@ describe('an output over what the run reads or keeps', () => {
         expect((await cli(dir, ['--store', 'st', 'synced', 'import', name, '--force'])).code, name).toBe(0);
         const run = await cli(dir, [...sync, '--dry-run', '--report', name]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(
-          `--report ${name} is the sync memory's export (synced export --out), kept to restore it`,
-        );
+        expectCoded(run.stderr, 'E2000', `--report ${name}`, 'synced export --out');
         expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
       }
     }));
@@ -420,9 +412,7 @@ describe('an output over what the run reads or keeps', () => {
       ]) {
         const run = await cli(dir, [...argv, 'night.csv']);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(
-          `${argv.at(-1)} night.csv is the input of unfinished run ${started.id} (runs resume reads it again): give the output another name`,
-        );
+        expectCoded(run.stderr, 'E2000', `${argv.at(-1)} night.csv`, `unfinished run ${started.id}`, 'runs resume');
       }
       expect(readFileSync(join(dir, 'night.csv'), 'utf8')).toBe(USERS);
       expect((await cli(dir, ['--store', 'st', '--yes', 'user', 'sync', '--file', 'done.csv'])).code).toBe(0);
@@ -461,9 +451,7 @@ describe('an output over what the run reads or keeps', () => {
       for (const name of ['map.json', 'sched.json', 'conf/pmap.json']) {
         const run = await cli(dir, ['template', 'users', '--out', name]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(
-          `--out ${name} is the input of unfinished run ${started.id} (runs resume reads it again)`,
-        );
+        expectCoded(run.stderr, 'E2000', `--out ${name}`, `unfinished run ${started.id}`, 'runs resume');
         expect(readFileSync(join(dir, name), 'utf8')).toBe('{}');
       }
     }));

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -30,9 +31,14 @@ describe('the remote confirmation of collection add', () => {
       );
       const args = ['--target', 'remote', 'collection', 'add', '--file', 'collections.json'];
       expect(await runCli([...args, '--report', 'night.html'], io.deps)).toBe(2);
-      expect(questions[0]).toContain(
-        'collection add to remote https://exam.example.test, plan: 2 to send, 1 invalid (not sent).',
-      );
+      expect(
+        lineWith(
+          questions[0]!,
+          'collection add to remote https://exam.example.test',
+          '2 to send',
+          '1 invalid (not sent)',
+        ),
+      ).toBeTruthy();
       expect(questions[0]).toContain('Every record: night.html');
       expect(opened).toBe(0);
     }));

@@ -179,9 +179,7 @@ describe('profile commands at once on one config directory', () => {
       ]) {
         const run = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
         expect(await runCli(args, run.deps)).toBe(2);
-        expect(run.stderr.text).toContain(
-          'pass_word is a secret and is not kept in a profile: examctl config set-profile p --unset set takes it out',
-        );
+        expectCoded(run.stderr.text, 'E2000', 'pass_word', 'examctl config set-profile p --unset set');
         expect(`${run.stdout.text}${run.stderr.text}`).not.toContain('Hunter2');
       }
       // The way out the words give works (trial44 F01): the config commands that change it read it.

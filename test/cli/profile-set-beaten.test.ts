@@ -7,6 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -16,6 +17,9 @@ async function cli(dir: string, args: string[]): Promise<{ code: number; stdout:
   const code = await runCli(args, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
+
+/** How a line names the profile a setting came from, and why it was picked. */
+const SCHOOL = 'profile school (the default profile): ';
 
 const SITTING = [
   '--schedule-id',
@@ -83,7 +87,7 @@ describe("a profile's set against what the command line gives (trial40 F03)", ()
         LockExamOnConnectionLoss: false,
         Title: 'Resit',
       });
-      expect(run.stderr).toContain('profile school (the default profile): none of its settings is read here');
+      expect(lineWith(run.stderr, SCHOOL, 'none of its settings')).toBeTruthy();
       expect((JSON.parse(run.stdout) as { profile: { settings: unknown } }).profile.settings).toEqual({});
     }));
 
@@ -116,7 +120,7 @@ describe("a profile's set against what the command line gives (trial40 F03)", ()
         UseProctoringService: false,
         LockExamOnConnectionLoss: true,
       });
-      expect(run.stderr).toContain('profile school (the default profile): set LockExamOnConnectionLoss=true\n');
+      expect(lineWith(run.stderr, SCHOOL, 'LockExamOnConnectionLoss=true')).toBeTruthy();
     }));
 
   it("the wrapped --schedule file's Workflow beats it; a null field of the file gives nothing (trial41 F01, F05)", () =>
@@ -162,9 +166,9 @@ describe("a profile's set against what the command line gives (trial40 F03)", ()
       ]);
       expect(run.code, run.stderr).toBe(0);
       expect(await sitting(dir, 'S-1')).toMatchObject({ Owner: 'scheduler', Title: 'Typed' });
-      expect(run.stderr).toContain('profile school (the default profile): none of its settings is read here');
+      expect(lineWith(run.stderr, SCHOOL, 'none of its settings')).toBeTruthy();
       const line = await cli(dir, ['schedule', 'push', '--file', 'c.csv', ...SITTING, '--dry-run']);
-      expect(line.stderr).toContain('profile school (the default profile): set owner=dean title=Set\n');
+      expect(lineWith(line.stderr, SCHOOL, 'owner=dean title=Set')).toBeTruthy();
     }));
 
   it('a flag and a --set for one field are two values: exit 2 naming both, nothing made', () =>
@@ -218,9 +222,9 @@ describe('the settings line lists only what the run read (trial40 F01)', () => {
       });
       const byFlags = await cli(dir, ['collection', 'add', '--title', 'T1', '--external-id', 'c1']);
       expect(byFlags.code, byFlags.stderr).toBe(0);
-      expect(byFlags.stderr).toContain('profile school (the default profile): none of its settings is read here');
+      expect(lineWith(byFlags.stderr, SCHOOL, 'none of its settings')).toBeTruthy();
       const byArguments = await cli(dir, ['invigilators', 'remove', 'S-2', 'inv-1', '--missing-ok']);
-      expect(byArguments.stderr).toContain('profile school (the default profile): none of its settings is read here');
+      expect(lineWith(byArguments.stderr, SCHOOL, 'none of its settings')).toBeTruthy();
       await writeFile(
         join(dir, 'u.json'),
         '[{"ExternalId":"u1","FirstName":"A","LastName":"B","Email":"a@ex.test","UserName":"u1","Role":"Candidate"}]',

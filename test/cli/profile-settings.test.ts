@@ -171,9 +171,7 @@ describe('the config file is read with a size limit, as a map file is', () => {
       await handle.close();
       const { code, stderr } = await cli(dir, ['config', 'show']);
       expect(code).toBe(2);
-      expect(stderr).toContain(
-        `${join(dir, '.config', 'config.json')}: the config file is larger than 4 MiB, the most examctl reads: not a config file? Not read`,
-      );
+      expectCoded(stderr, 'E2000', join(dir, '.config', 'config.json'), '4 MiB');
     }));
 });
 

@@ -1,4 +1,6 @@
 import { describe, it, expect } from 'vitest';
+import { itemLine } from '../support/coded-message.js';
+import { summaryOf } from '../support/facts.js';
 import { csvCell, csvLine } from '../../src/formats/csv-cell.js';
 import { neutraliseCell } from '../../src/formats/report-csv-contract.js';
 import {
@@ -216,8 +218,8 @@ describe('human summary', () => {
       await builder.add(entry(line, 'failed', [{ field: 'Email', code: 209, message: 'bad' }]));
     await builder.finish();
     expect(out.text).toContain('user sync on local store /tmp/s');
-    expect(out.text).toContain('25 items: 0 ok, 0 partial, 25 failed, 0 skipped');
-    expect(out.text).toContain('users.csv:2 [u-2] Email 209 bad');
+    expect(summaryOf(out.text)).toMatchObject({ total: 25, ok: 0, partial: 0, failed: 25, skipped: 0 });
+    expect(itemLine(out.text, 'u-2', 'Email')).toMatch(/users\.csv:2 .* 209 bad$/);
     expect(out.text).not.toContain('users.csv:22 ');
     expect(out.text).toContain('... and 5 more');
   });

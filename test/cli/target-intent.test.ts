@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { lineWith } from '../support/facts.js';
@@ -146,14 +146,16 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       const env = { EXAMCTL_PROFILE: 'staging', EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' };
       const run = await cli(dir, SYNC, env);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        'EXAMCTL_PROFILE staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672',
+      expectCoded(
+        run.stderr,
+        'E2000',
+        'EXAMCTL_PROFILE staging',
+        'http://127.0.0.1:18671',
+        'EXAMCTL_BASE_URL names http://127.0.0.1:18672',
       );
       // The URL comes from EXAMCTL_BASE_URL, not EXAMCTL_TARGET; the advice works (trial 12, F02).
       const variable = await cli(dir, SYNC, { ...env, EXAMCTL_TARGET: 'remote' });
-      expect(variable.stderr).toContain(
-        'but EXAMCTL_BASE_URL names http://127.0.0.1:18672: unset it, or choose with --base-url or --store',
-      );
+      expectCoded(variable.stderr, 'E2000', 'EXAMCTL_BASE_URL names http://127.0.0.1:18672', '--base-url', '--store');
       expect((await cli(dir, ['--base-url', 'http://127.0.0.1:18672', ...SYNC], env)).code).toBe(0);
       const store = await cli(dir, SYNC, { EXAMCTL_PROFILE: 'staging', EXAMCTL_STORE: 'st' });
       expect([store.code, store.stderr]).toEqual([
@@ -162,7 +164,7 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       ]);
       const doctor = await cli(dir, ['doctor'], env);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_PROFILE staging names/);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'EXAMCTL_PROFILE staging', 'EXAMCTL_BASE_URL');
       expect(doctor.stdout).not.toContain('reachable');
       // The profile's own URL in the variable is the profile's run.
       const same = await cli(dir, SYNC, { ...env, EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
@@ -250,9 +252,8 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
             EXAMCTL_RUNS_DIR: join(dir, 'runs'),
           });
           expect(run.code).toBe(2);
-          expect(run.stderr).toMatch(
-            /^examctl: E2000: (EXAMCTL_BASE_URL|--base-url): must not contain a (user name or password|query string or fragment)[^\n]*\n$/,
-          );
+          // One line, naming where the URL came from.
+          expect(run.stderr).toMatch(/^examctl: E2000: (EXAMCTL_BASE_URL|--base-url): [^\n]*\n$/);
           expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
         }
       }
@@ -261,9 +262,8 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
         ['--base-url', 'https://u:s3cret@ho st:9', 'user', 'sync', '--file', 'users.csv', '--yes', '--json'],
         { EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
-      expect(invalid.stderr).toBe(
-        'examctl: E2000: --base-url: not a valid URL: "https://ho st:9" (expected e.g. https://exam.example.com)\n',
-      );
+      expectCoded(invalid.stderr, 'E2000', '--base-url', '"https://ho st:9"');
+      expect(invalid.stderr.split('\n')).toHaveLength(2);
       expect(`${invalid.stdout}${invalid.stderr}`).not.toMatch(/s3cret/);
       expect(await filesHolding(dir, 's3cret')).toEqual([]);
       expect(existsSync(join(dir, 'synced'))).toBe(false);
@@ -289,9 +289,14 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
         await cli(dir, ['--target', 'local', ...SYNC]),
       ];
       expect(runs.map((run) => run.code)).toEqual([0, 2, 2, 0]);
-      expect(runs[1]!.stderr).toBe(
-        `examctl: E2000: ${join(dir, '.config', 'config.json')}:1: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n`,
+      expectCoded(
+        runs[1]!.stderr,
+        'E2000',
+        `${join(dir, '.config', 'config.json')}:1: profile p: baseUrl`,
+        'EXAMCTL_TOKEN',
+        '--token-file',
       );
+      expect(runs[1]!.stderr.split('\n')).toHaveLength(2);
       expect(runs[3]!.stderr).toContain(
         'the default profile q is not used: --target local names another target than its own, remote https://x.example;',
       );
@@ -348,7 +353,7 @@ describe('a refused base URL names where it came from (trial 10, F09)', () => {
       expectCoded(api.stderr, 'E2000', 'EXAMCTL_BASE_URL', '/api/v1/integrations');
       const doctor = await cli(dir, ['doctor'], plain);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: EXAMCTL_BASE_URL: refusing plain http:\/\//);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'EXAMCTL_BASE_URL', 'http://');
       expect(doctor.stdout).not.toMatch(/ok\s+target/);
       expect(
         (await cli(dir, ['config', 'set-profile', 'hr', '--base-url', 'https://exam.example.com', '--default'])).code,
@@ -453,9 +458,9 @@ describe('the config file is checked strictly', () => {
       const token = JSON.stringify(join(dir, 'gone.token'));
       await writeFile(config, profile(['      "baseUrl": "https://exam.example.org",', `      "tokenFile": ${token}`]));
       const doctor = await cli(dir, ['--profile', 'prod', 'doctor']);
-      expect(doctor.stdout + doctor.stderr).toContain(
-        `${config}:6: profile prod: tokenFile: cannot read ${join(dir, 'gone.token')}`,
-      );
+      expect(
+        lineWith(doctor.stdout + doctor.stderr, `${config}:6: profile prod: tokenFile`, join(dir, 'gone.token')),
+      ).toBeTruthy();
       // A value a run refuses (not the file's shape): the line that writes it too, then the profile and key.
       const refusedValues: [string[], string, string][] = [
         [['      "defaults": {', '        "timezone": "Mars/Phobos"', '      }'], '6', 'timezone'],
@@ -477,8 +482,12 @@ describe('a typed --profile against a variable naming another target', () => {
       await twoProfiles(dir);
       const clash = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' });
       expect(clash.code).toBe(2);
-      expect(clash.stderr).toContain(
-        '--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672',
+      expectCoded(
+        clash.stderr,
+        'E2000',
+        '--profile staging',
+        'http://127.0.0.1:18671',
+        'EXAMCTL_BASE_URL names http://127.0.0.1:18672',
       );
       const same = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
       expect(same.code, same.stderr).toBe(0);
@@ -649,7 +658,7 @@ describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo
       const typo = join(dir, 'exmactl');
       const text = await cli(dir, ['doctor'], { EXAMCTL_CONFIG_DIR: typo });
       expect(text.code, text.stderr).toBe(3);
-      expect(lineWith(text.stdout, 'FAIL  target', 'E2000: ', 'EXAMCTL_CONFIG_DIR', typo)).toBeTruthy();
+      failedCheck(text.stdout, 'target', 'E2000', 'EXAMCTL_CONFIG_DIR', typo);
       const json = await cli(dir, ['doctor', '--json'], { EXAMCTL_CONFIG_DIR: typo });
       expect(JSON.parse(json.stdout)).toMatchObject({
         healthy: false,
@@ -707,7 +716,9 @@ describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo
       expect((await cli(dir, ['config', 'set-profile', 'admin', '--timezone', 'Europe/London'], local)).code).toBe(0);
       const run = await cli(dir, send, local);
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/target: local store \S+ \(profile admin\); profile admin \(the default profile\): /);
+      expect(
+        lineWith(run.stderr, 'target: local store ', '(profile admin)', 'profile admin (the default profile)'),
+      ).toBeTruthy();
     }));
 });
 
@@ -736,7 +747,7 @@ describe('under CI=true a remote target is named (issue 81, item 7: a job whose 
       }
       const doctor = await cli(dir, ['doctor'], { CI: 'true' });
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: CI=true and only the default profile prod/);
+      failedCheck(doctor.stdout, 'target', 'E2000', 'CI=true', 'default profile prod');
       // Named by a flag or a variable, or not under CI: the run goes on.
       for (const [args, env] of [
         [['--profile', 'prod', ...SYNC], { CI: 'true' }],

@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
+import { failedCheck, expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -72,7 +74,7 @@ describe('two typed flags naming two targets (f01)', () => {
       await setUp(dir, false);
       const doctor = await cli(dir, ['doctor', '--store', 'st', '--base-url', STAGING]);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL\s+target\s+E2\d{3}: --base-url and --store name two targets/);
+      failedCheck(doctor.stdout, 'target', 'E2000', '--base-url', '--store');
     }));
 
   it('a variable a flag beats is said unused; the variable that named another target is the one named', () =>
@@ -86,7 +88,9 @@ describe('two typed flags naming two targets (f01)', () => {
         `target: remote ${STAGING} (--base-url), token from --token-file, EXAMCTL_STORE not used;`,
       );
       const target = await cli(dir, ['--store', 'st', ...SYNC], { EXAMCTL_TARGET: 'remote' });
-      expect(target.stderr).toMatch(/target: local store \S+st \(--store\), EXAMCTL_TARGET=remote not used;/);
+      expect(
+        lineWith(target.stderr, 'target: local store ', '(--store)', 'EXAMCTL_TARGET=remote not used'),
+      ).toBeTruthy();
       const url = await cli(dir, ['--target', 'remote', ...SYNC], { EXAMCTL_BASE_URL: STAGING });
       expect(url.stderr).toContain(
         'the default profile prod is not used: EXAMCTL_BASE_URL names another target than its own',
@@ -104,8 +108,14 @@ describe("a token given to a run never goes to the default profile's URL nothing
       await setUp(dir);
       const run = await cli(dir, [...flags, ...SYNC], env);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(
-        `the token from ${source} would go to the base URL of profile prod, the default profile, which nothing named: name the target (EXAMCTL_BASE_URL, --base-url or --profile prod)`,
+      expectCoded(
+        run.stderr,
+        'E2000',
+        `token from ${source}`,
+        'profile prod',
+        'EXAMCTL_BASE_URL',
+        '--base-url',
+        '--profile prod',
       );
     }),
   );

@@ -5,6 +5,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { expectCoded } from '../support/coded-message.js';
 import { BIN, examctl } from '../support/cli.js';
 
@@ -37,9 +38,7 @@ describe('--file naming a pipe', () => {
       { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
     );
     expect(done.code).toBe(2);
-    expect(done.stderr).toContain(
-      '--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true)',
-    );
+    expectCoded(done.stderr, 'E2102', '--file: in.csv', 'FIFO', 'no writer');
     expect(existsSync(join(dir, 'store'))).toBe(false);
   });
 
@@ -73,7 +72,7 @@ describe('--file naming a pipe', () => {
     // Finished, it has nothing to resume: its report again, nothing read or sent.
     const resumed = await examctl(['runs', 'resume', report.run], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(/is finished; nothing to resume/);
+    expect(lineWith(resumed.stderr, `run ${report.run} `, 'nothing to resume')).toBeTruthy();
   });
 
   it('a process substitution <(...) is read like --file -', () => {
@@ -161,7 +160,7 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     );
     const shown = await examctl(['runs', 'show', planted], dir, env);
     expect(shown.code).toBe(2);
-    expect(shown.stderr).toMatch(/journal\.ndjson is not a regular file \(a FIFO\)/);
+    expectCoded(shown.stderr, 'E2200', join(dir, 'runs', planted, 'journal.ndjson'), 'FIFO');
     const pruned = await examctl(['runs', 'prune', '--all'], dir, env);
     expect(pruned.code).toBe(0);
     // A LOCK that is a FIFO is read as "held by someone": never a hang.
@@ -182,14 +181,14 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     });
     expect(run.code).toBe(3);
     // The facts: the file, and that it is a FIFO.
-    expect(run.stderr).toMatch(new RegExp(`^examctl: E3\\d{3}: \\S*${journal}\\b.*\\bFIFO, not a regular file`, 'm'));
+    expectCoded(run.stderr, 'E3030', join(store, journal), 'FIFO');
     await rm(join(store, 'CURRENT'));
     mkfifo(join(store, 'CURRENT'));
     const again = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, {
       EXAMCTL_RUNS_DIR: join(dir, 'runs'),
     });
     expect(again.code).toBe(3);
-    expect(again.stderr).toMatch(/^examctl: E3\d{3}: \S*CURRENT\b.*\bFIFO, not a regular file/m);
+    expectCoded(again.stderr, 'E3030', join(store, 'CURRENT'), 'FIFO');
   });
 
   it('config.json as a FIFO: exit 2 naming it', async () => {

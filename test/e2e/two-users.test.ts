@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { memoryDir } from '../../src/context/target.js';
 import { summedText } from '../../src/sync/memory-document.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
@@ -142,10 +142,10 @@ describe.skipIf(!canMakeUsers)(
       writeFileSync(join(cfg, 'prod.token'), 'admin-secret-token\n', { mode: 0o600 });
       const run = await admin(['--yes', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_CONFIG_DIR: cfg });
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`${join(cfg, 'config.json')} is owned by uid ${attackerUid}, not by you`);
+      expectCoded(run.stderr, 'E2400', join(cfg, 'config.json'), `uid ${attackerUid}`);
       const doctor = await admin(['doctor'], { EXAMCTL_CONFIG_DIR: cfg });
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toMatch(/FAIL {2}permissions E2400: the config file \S+config\.json is not trusted/);
+      failedCheck(doctor.stdout, 'permissions', 'E2400', join(cfg, 'config.json'));
       expect(server.received()).toBe(0);
     });
 
@@ -191,7 +191,8 @@ describe.skipIf(!canMakeUsers)(
           EXAMCTL_RUNS_DIR: join(shared, 'state', 'runs'),
         },
       );
-      expect(run.code, run.stderr).toBe(2);
+      expectCoded(run.stderr, 'E2400', 'sync directory', join(shared, 'state', 'synced'));
+      expect(run.stderr).toMatch(/uid \d+|writable by others/);
       expect(run.stderr).toMatch(
         /the sync directory: \S+synced is owned by uid \d+, not by you|the sync directory: .* is writable by others/,
       );
@@ -207,9 +208,9 @@ describe.skipIf(!canMakeUsers)(
         EXAMCTL_SYNC_DIR: join(mine, 'synced'),
       });
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(
-        /the runs directory .*(owned by uid \d+, not by you|writable by others).*so none is started: nothing was sent/,
-      );
+      // Another's runs directory (theirs, or open to all): no run starts in it.
+      expectCoded(run.stderr, 'E2200', 'runs directory', 'nothing was sent');
+      expect(run.stderr).toMatch(/uid \d+|writable by others/);
       expect(server.received()).toBe(0);
       expect(readdirSync(join(shared, 'runs'))).toEqual([]);
     });
@@ -399,9 +400,7 @@ describe.skipIf(!canMakeUsers)(
       );
       const prune = await admin(['runs', 'prune', '--all', '--older-than', '0d'], { EXAMCTL_RUNS_DIR: runs });
       expect(prune.code, prune.stderr).toBe(2);
-      expect(prune.stderr).toContain(
-        `the runs directory ${runs} is writable by others (mode 1777); chmod go-w ${runs}; nothing pruned`,
-      );
+      expectCoded(prune.stderr, 'E2200', runs, 'mode 1777', `chmod go-w ${runs}`, 'nothing pruned');
       expect(readdirSync(victim)).toEqual(['keep']);
       expect(existsSync(join(runs, '20260101T000000Z-aaaaaaaa', 'journal.ndjson'))).toBe(true);
     });

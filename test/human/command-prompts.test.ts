@@ -89,7 +89,7 @@ describe('user sync on a terminal without --file', () => {
       expect(session.screen).toContain('(code 209)');
       for (const role of ['Administrator', 'Author', 'Candidate', 'Invigilator'])
         expect(session.screen).toContain(role);
-      expect(session.stderr).toContain('user sync on local store');
+      expect(lineWith(session.stderr, 'user sync', 'local store')).toMatch(/^user sync /);
       // Prompts draw on their own stream, never on stdout.
       expect(session.stdout).toBe('');
       const user = (await exported(dir)).Users.find((entry) => entry.ExternalId === 'u-500');
@@ -223,7 +223,7 @@ describe('invigilators remove on a terminal without ids', () => {
       expect((await cli(dir, ['invigilators', 'remove', 'S-LIVE', 'inv-3'])).code).toBe(0);
       const result = await cli(dir, ['invigilators', 'remove', 'S-LIVE'], { isTTY: true });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/schedule S-LIVE has no invigilators on local store .*: nothing to remove/);
+      expectCoded(result.stderr, 'E2000', 'S-LIVE', 'no invigilators', 'local store');
     });
   });
 

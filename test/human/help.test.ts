@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { commandName } from '../../src/cli/command-declaration.js';
@@ -194,9 +195,9 @@ describe('--help', () => {
     ]) {
       const io = testDeps('/');
       expect(await runCli(argv, io.deps), argv.join(' ')).toBe(2);
-      expect(io.stdout.text + io.stderr.text).toMatch(/writes text only \(no JSON, no other format\); leave it out/);
+      expectCoded(io.stderr.text, 'E2003');
       if (argv.includes('--json'))
-        expect(JSON.parse(io.stdout.text)).toMatchObject({ error: { exitCode: 2, kind: 'usage' } });
+        expect(JSON.parse(io.stdout.text)).toMatchObject({ error: { exitCode: 2, kind: 'usage', code: 'E2003' } });
     }
   });
 

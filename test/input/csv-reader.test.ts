@@ -136,7 +136,7 @@ describe('readCsvRecords: broken files', () => {
       line: 3,
       reason: /^not a text file \(binary content\)/,
     });
-    expect(error.message).toMatch(/^binary\.csv:3: not a text file \(binary content\)/);
+    expect(error.message).toMatch(/^binary\.csv:3: /);
   });
 
   it('refuses a NUL byte on the line it is on, also far into the file and in UTF-16', async () => {
@@ -272,6 +272,6 @@ describe('readCsvRecords: order of records and errors', () => {
         seen.push(record.fields.ExternalId);
     })().catch((caught: unknown) => caught);
     expect(seen).toEqual(['u-1']);
-    expect((error as Error).message).toMatch(/ragged-more\.csv:3: row has 4 cells/);
+    expect((error as Error).message).toMatch(/ragged-more\.csv:3: .*\b4 cells/);
   });
 });

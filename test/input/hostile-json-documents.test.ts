@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { configPath, loadConfig } from '../../src/context/config-file.js';
 import { readIdList } from '../../src/input/id-list.js';
 import { readDocument } from '../../src/sync/memory-document.js';
@@ -32,9 +33,9 @@ describe('JSON documents beside the records', () => {
       const env = { EXAMCTL_CONFIG_DIR: join(dir, 'config') };
       await mkdir(env.EXAMCTL_CONFIG_DIR, { recursive: true });
       await writeFile(configPath(env), DEEP);
-      expect((await refusal(() => loadConfig(env))).message).toBe(
-        `${configPath(env)}:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack`,
-      );
+      const deep = (await refusal(() => loadConfig(env))).message;
+      expect(deep.startsWith(`${configPath(env)}:1: `)).toBe(true);
+      expect(deep).toContain('64 levels (column 70)');
       await writeFile(configPath(env), `\n${TOKEN}`);
       const leaked = await refusal(() => loadConfig(env));
       expect(leaked.message).toBe(`${configPath(env)}:2: not valid JSON: expected a value at column 1`);
@@ -54,9 +55,10 @@ describe('JSON documents beside the records', () => {
 
   it('a sync memory export nested deep is refused as no memory examctl can use', async () => {
     const error = await refusal(async () => readDocument(DEEP, 'night.json'));
-    expect(error.message).toBe(
-      'night.json: not a sync memory examctl can use: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack (forged or damaged)',
-    );
+    expect(error).toMatchObject({
+      code: 'E2507',
+      message: expect.stringMatching(/^night\.json: .*64 levels \(column 70\)/),
+    });
     expect((await refusal(async () => readDocument(TOKEN, 'night.json'))).message).not.toContain(TOKEN.slice(0, 3));
   });
 
@@ -75,9 +77,7 @@ describe('JSON documents beside the records', () => {
       };
       const listed = await run(['config', 'list']);
       expect(listed.code).toBe(2);
-      expect(listed.stderr).toContain(
-        `${configPath(env)}:3: the key "a" is given twice in one object (first on line 2); JSON would keep only the last`,
-      );
+      expectCoded(listed.stderr, 'E2100', `${configPath(env)}:3: `, 'key "a"', 'line 2');
       // The way out: a command that rewrites the file reads it as before (the last wins) and writes it once.
       expect((await run(['config', 'set-profile', 'a', '--base-url', 'https://two.test'])).code).toBe(0);
       expect((await loadConfig(env)).profiles.a?.baseUrl).toBe('https://two.test');
@@ -112,9 +112,7 @@ describe('JSON documents beside the records', () => {
         'schedule.json',
       ]);
       expect(pushed.code).toBe(2);
-      expect(pushed.stderr).toContain(
-        'schedule.json:3: the key "Title" is given twice in one object (first on line 2)',
-      );
+      expectCoded(pushed.stderr, 'E2100', 'schedule.json:3: ', 'key "Title"', 'line 2');
       expect((await run(['local', 'export', '--store', 'st'])).stdout).not.toContain('S-DUP');
       await writeFile(
         join(dir, 'world.json'),
@@ -122,8 +120,6 @@ describe('JSON documents beside the records', () => {
       );
       const seeded = await run(['local', 'init', '--store', 'st', '--seed', 'world.json', '--force']);
       expect(seeded.code).toBe(2);
-      expect(seeded.stderr).toMatch(
-        /world\.json:\d+: the key "Users" is given twice in one object \(first on line \d+\)/,
-      );
+      expectCoded(seeded.stderr, 'E2100', 'world.json:', 'key "Users"');
     }));
 });

@@ -34,9 +34,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
     withTempDir(async (dir) => {
       const { code, stderr } = await withMap(dir, `{"a": ${'['.repeat(4000)}${']'.repeat(4000)}}`);
       expect(code, stderr).toBe(2);
-      expect(stderr).toBe(
-        'examctl: E2100: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n',
-      );
+      expectCoded(stderr, 'E2100', '--map-file map.json:1', '64 levels', 'column 70');
     }));
 
   it('150,000 entries under the size limit, and more columns than a map file holds', () =>
@@ -58,17 +56,19 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
         ),
       );
       expect(wide.code, wide.stderr).toBe(2);
-      expect(wide.stderr).toContain(
-        `map.json: 5,001 entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold`,
-      );
+      expectCoded(wide.stderr, 'E2000', 'map.json: ', '5,001 entries', MAP_FILE_MAX_COLUMNS.toLocaleString('en-US'));
     }));
 
   it('a template that would expand past any string is refused by its columns; one that makes too long a value fails its row', () =>
     withTempDir(async (dir) => {
       const huge = await withMap(dir, JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(600_000) } }));
       expect(huge.code, huge.stderr).toBe(2);
-      expect(huge.stderr).toBe(
-        `examctl: E2000: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`,
+      expectCoded(
+        huge.stderr,
+        'E2000',
+        '--map-file map.json:1',
+        '"UserName" > "template"',
+        `${MAP_TEMPLATE_MAX_COLUMNS} columns`,
       );
       const long = await withMap(
         dir,

@@ -29,7 +29,7 @@ describe('parseJsonDocument', () => {
   ])('names the line of %s', (_what, text, line) => {
     const error = failure(text);
     expect(error.line).toBe(line);
-    expect(error.message).toMatch(/^w\.json:\d+: not valid JSON: /);
+    expect(error.message).toMatch(new RegExp(`^w\\.json:${line}: .*JSON`));
     expect(error.message).not.toContain('\n');
   });
 
@@ -41,9 +41,8 @@ describe('parseJsonDocument', () => {
 
   it('refuses a key given twice in one object at any depth, naming the line, the key and the first one', () => {
     const error = failure('{\n  "Title": "Maths",\n  "Schedule": {"PIN": "1234",\n "Title": "x",\n "PIN": ""}\n}');
-    expect(error.message).toBe(
-      'w.json:5: the key "PIN" is given twice in one object (first on line 3); JSON would keep only the last',
-    );
+    expect(error.line).toBe(5);
+    expect(error.message).toMatch(/^w\.json:5: .*"PIN".*\bline 3\b/);
     expect(failure('{"Users": [],\n"Users": []}').line).toBe(2);
   });
 

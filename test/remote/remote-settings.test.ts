@@ -144,7 +144,8 @@ describe('resolveRemoteTarget', () => {
     const file = await writeToken('open-tok', 'abc\n', 0o644);
     const target = await withToken({ baseUrl: 'https://x.example.com', tokenFile: file, env });
     expect(target.token).toBe('abc');
-    expect(target.warnings[0]).toContain('readable by group or others');
+    expect(target.warnings[0]).toContain(file);
+    expect(target.warnings[0]).toContain('mode 644');
     expect(target.warnings[0]).not.toContain('abc');
   });
 

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import { examctl, serveWithFaults } from '../support/faulty-serve.js';
 
@@ -169,9 +170,7 @@ describe("runs resume and the profile's map file", () => {
       '{"Given":"LastName","Surname":"FirstName"}',
     );
     expect(resumed.code, resumed.stderr).toBe(2);
-    expect(resumed.stderr).toContain(
-      `: its profile admin's map file ${join(dir, 'map.json')} changed since the run started (SHA-256 differs)`,
-    );
+    expectCoded(resumed.stderr, 'E2200', `profile admin's map file ${join(dir, 'map.json')}`, 'SHA-256');
     expect(resumed.posts).toEqual([]);
   });
 

@@ -109,9 +109,7 @@ describe('runs resume and a profile named for another target', () => {
     const id = await killedOnStaging();
     const typed = await cli(['--profile', 'prod', 'runs', 'resume', '--target-from-run']);
     expect(typed.code, typed.stderr).toBe(2);
-    expect(typed.stderr).toContain(
-      `run ${id} was sent to ${server.url}, but --profile prod gives https://prod.example.test: its token is for that target. Nothing was sent. Leave --profile prod out`,
-    );
+    expectCoded(typed.stderr, 'E2200', `run ${id} `, server.url, '--profile prod', 'https://prod.example.test');
     const fromEnv = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_PROFILE: 'prod' });
     expect(fromEnv.code, fromEnv.stderr).toBe(2);
     expectCoded(fromEnv.stderr, 'E2200', 'EXAMCTL_PROFILE prod', 'https://prod.example.test');
@@ -131,8 +129,13 @@ describe('runs resume and a profile named for another target', () => {
     await journal.close();
     const typed = await cli(['--profile', 'prod', 'runs', 'resume']);
     expect(typed.code, typed.stderr).toBe(2);
-    expect(typed.stderr).toContain(
-      `run ${journal.id} was sent to local store ${store}, but --profile prod gives https://prod.example.test: its token is for that target. Nothing was sent.`,
+    expectCoded(
+      typed.stderr,
+      'E2200',
+      `run ${journal.id} `,
+      `local store ${store}`,
+      '--profile prod',
+      'https://prod.example.test',
     );
     const fromEnv = await cli(['runs', 'resume'], { EXAMCTL_PROFILE: 'prod' });
     expect(fromEnv.code, fromEnv.stderr).toBe(2);
@@ -242,8 +245,14 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     ]) {
       const refused = await cli(argv);
       expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toContain(
-        `run ${journal.id} was sent to ${server.url}, but profile school names https://new.example.test: its token is for that one. Nothing was sent. Give a token of ${server.url} with --token-file <path>`,
+      expectCoded(
+        refused.stderr,
+        'E2200',
+        `run ${journal.id} `,
+        server.url,
+        'profile school',
+        'https://new.example.test',
+        '--token-file <path>',
       );
     }
     expect(posts()).toEqual([]);
@@ -301,9 +310,7 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     ).toBe(0);
     const refused = await cli(['runs', 'resume', repointed, '--target-from-run']);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      `run ${repointed} was sent to ${server.url}, but profile school names https://new.example.test: its token is for that one.`,
-    );
+    expectCoded(refused.stderr, 'E2200', `run ${repointed} `, server.url, 'profile school', 'https://new.example.test');
     expect(posts()).toEqual([]);
     // Still naming the URL it named then (spelt otherwise): the run's own choice stands.
     expect(
@@ -342,8 +349,13 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     ).toBe(0);
     const refused = await cli(['runs', 'resume', '--target-from-run']);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      `run ${id} was sent to ${server.url}, but the run's profile staging names https://new.example.test: its token is for that one.`,
+    expectCoded(
+      refused.stderr,
+      'E2200',
+      `run ${id} `,
+      server.url,
+      "the run's profile staging",
+      'https://new.example.test',
     );
     expect(posts()).toEqual([]);
   });
@@ -352,9 +364,7 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     const id = await killedOnStaging(true);
     const refused = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'other-service-token' });
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      `run ${id} took ${server.url} from the default profile staging, which nothing names now: EXAMCTL_TOKEN is not for it. Nothing was sent.`,
-    );
+    expectCoded(refused.stderr, 'E2200', `run ${id} `, server.url, 'default profile staging', 'EXAMCTL_TOKEN');
     expect(posts()).toEqual([]);
     const named = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url });
     expect(named.code, named.stderr).toBe(0);

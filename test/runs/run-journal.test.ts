@@ -105,7 +105,7 @@ describe('writing and reading a journal', () => {
     const report = rebuildReport(record, [ref(0), ref(1), ref(2)]);
     expect(report.run).toBe(journal.id);
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'failed', 'skipped']);
-    expect(report.items[2]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
+    expect(report.items[2]?.errors[0]?.code).toBe(9025);
     expect(report.summary).toEqual({ total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
   });
 
@@ -168,7 +168,7 @@ describe('writing and reading a journal', () => {
     expect(await runState(runsDir, record)).toBe('interrupted');
     const report = rebuildReport(record);
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped']);
-    expect(report.items[1]?.errors[0]?.message).toMatch(/no answer recorded: it may have been applied/);
+    expect(report.items[1]?.errors[0]?.code).toBe(9026);
     expect(report.summary).toEqual({ total: 5, ok: 1, partial: 0, failed: 0, skipped: 4 });
     expect(summarize(record)).toEqual(report.summary);
   });
@@ -190,9 +190,9 @@ describe('writing and reading a journal', () => {
     const record = await readRun(runsDir, journal.id);
     const report = rebuildReport(record, [ref(0), ref(1), ref(2), ref(3)]);
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
-    expect(report.items[1]?.errors[0]?.message).toMatch(/^not done: the service gave no definite answer \(HTTP 503\)/);
-    expect(report.items[2]?.errors[0]?.message).toMatch(/no answer recorded: it may have been applied/);
-    expect(report.items[3]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
+    expect(report.items[1]?.errors[0]).toMatchObject({ code: 9026, message: expect.stringContaining('(HTTP 503)') });
+    expect(report.items[2]?.errors[0]?.code).toBe(9026);
+    expect(report.items[3]?.errors[0]?.code).toBe(9025);
     const plan = planResume(record, null);
     expect([0, 1, 2, 3].map((n) => plan.decide(ref(n)))).toEqual([
       { action: 'keep', item: expect.objectContaining({ status: 'ok' }) },
@@ -256,9 +256,7 @@ describe('writing and reading a journal', () => {
       expect(error).toBeInstanceOf(RunJournalWriteError);
       expect((error as RunJournalWriteError).exitCode).toBe(3);
       expect((error as RunJournalWriteError).code).toBe('E3050');
-      expect((error as Error).message).toMatch(
-        /^cannot write the run journal .*: (it already exists \(EEXIST\)|a part of the path is a file, not a directory \(ENOTDIR\))$/,
-      );
+      expect((error as Error).message).toMatch(/run journal .*\((EEXIST|ENOTDIR)\)$/);
     }
     expect(readdirSync(runsDir)).toEqual(['not-a-dir']);
   });

@@ -174,8 +174,14 @@ describe('runs resume and its recorded target', () => {
     ]) {
       const refused = await cli(argv, env);
       expect(refused.code, argv.join(' ')).toBe(2);
-      expect(refused.stderr).toContain(
-        `run ${id} was sent to ${server.url}, but EXAMCTL_BASE_URL names https://exam.example.test: EXAMCTL_TOKEN is for that one. Nothing was sent. Give a token of ${server.url} with --token-file <path>`,
+      expectCoded(
+        refused.stderr,
+        'E2200',
+        `run ${id} `,
+        server.url,
+        'EXAMCTL_BASE_URL',
+        'https://exam.example.test',
+        '--token-file <path>',
       );
     }
     const asked = await cli(

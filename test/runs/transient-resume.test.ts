@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readRun } from './whole-record.js';
 import { chosenId } from '../../src/runs/run-id.js';
 import { serveLocalStore } from '../../src/server/index.js';
@@ -172,7 +173,7 @@ describe('a create under the id examctl chose, its answer lost (trial35 F06)', (
           [...remote(failing), 'collection', 'add', '--file', report, '--only-failed'],
           env,
         );
-        expect(retry.code, retry.stderr).toBe(2);
+        expectCoded(retry.stderr, 'E2000', `${report}:2: `, `run ${id} `, '--only-failed', `examctl runs resume ${id}`);
         expect(retry.stderr).toContain(
           `${report}:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`,
         );
@@ -230,9 +231,7 @@ describe("a retry's create whose answer was lost, its report fed back (trial38 F
     try {
       const refused = await examctl(dir, [...remote(healthy), ...flags, '--file', 'r2.csv', '--only-failed'], env);
       expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toContain(
-        `r2.csv:2: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`,
-      );
+      expectCoded(refused.stderr, 'E2000', 'r2.csv:2: ', `run ${run} `, '--only-failed', `examctl runs resume ${run}`);
       expect(
         (await examctl(dir, ['--base-url', healthy.url, '--yes', '--no-input', 'runs', 'resume', run], env)).code,
       ).toBe(0);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/system/errors.js';
@@ -192,7 +193,7 @@ describe('examctl local serve --faults', () => {
             badSeed.deps,
           ),
         ).toBe(2);
-        expect(badSeed.stderr.text).toContain('--faults-seed must be a whole number from 0 to 4294967295');
+        expectCoded(badSeed.stderr.text, 'E2001', '--faults-seed', '4294967295');
         expect(badSeed.stderr.text).not.toContain('listening');
       }
     });

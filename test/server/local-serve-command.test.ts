@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import type { StringSink } from '../support/string-sink.js';
@@ -30,7 +32,7 @@ describe('examctl local serve (command)', () => {
       const running = runCli(['--store', store, 'local', 'serve', '--port', '0'], io.deps);
       const [, url] = await waitFor(io.stderr, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/, running);
       expect(url).not.toMatch(/:0$/);
-      expect(io.stderr.text).toContain(`created local store at ${store} from the demo world`);
+      expect(lineWith(io.stderr.text, `created local store at ${store}`, 'demo world')).toBeTruthy();
       expect(existsSync(store)).toBe(true);
 
       const ok = await request(`${url}/api/v1/integrations/external/review-sessions/RS-MATH1-OCT`, {
@@ -69,7 +71,7 @@ describe('examctl local serve (command)', () => {
       const second = testDeps(dir);
       const code = await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', port!], second.deps);
       expect(code).toBe(2);
-      expect(second.stderr.text).toContain('the port is in use');
+      expectCoded(second.stderr.text, 'E2000', `127.0.0.1:${port}`, 'in use');
       stop.abort();
       expect(await running).toBe(0);
     });

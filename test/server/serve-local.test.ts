@@ -41,6 +41,10 @@ describe('serveLocalStore', () => {
     const error = await startServer({ api: {} as never, tokens: () => [], port: first.port }).catch((e: unknown) => e);
     await first.close();
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toContain(`127.0.0.1:${first.port}: the port is in use`);
+    expect(error).toMatchObject({
+      code: 'E2000',
+      message: expect.stringContaining(`127.0.0.1:${first.port}`),
+      cause: { code: 'EADDRINUSE' },
+    });
   });
 });

@@ -21,3 +21,13 @@ export function itemLine(text: string, id: string, field: string): string {
   expect(line, `no line for [${id}] ${field} in:\n${text}`).toBeDefined();
   return line!;
 }
+
+/**
+ * A `doctor` check that failed: its row (`FAIL  check  CODE: ...`) holds the code and, after it,
+ * each fact given (a path, a variable, a status).
+ */
+export function failedCheck(stdout: string, check: string, code: string, ...facts: readonly (string | number)[]): void {
+  const row = stdout.split('\n').find((line) => new RegExp(`^FAIL\\s+${check}\\s+${code}: `).test(line));
+  expect(row, `no "FAIL ${check} ${code}" row in:\n${stdout}`).toBeDefined();
+  for (const fact of facts) expect(row).toContain(String(fact));
+}

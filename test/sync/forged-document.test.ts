@@ -4,6 +4,7 @@
  * the memory's, the document's as the document's, never the run's (issue 60: they were swapped).
  */
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { hash } from 'node:crypto';
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,9 +39,7 @@ describe('synced import of a document whose two targets disagree', () => {
       for (const store of ['a', 'b']) {
         const imported = await cli(dir, ['synced', 'import', 'forged.json', '--target', 'local', '--store', store]);
         expect(imported.code).toBe(2);
-        expect(imported.stderr).toContain(
-          `forged.json: not a sync memory examctl can use: its users memory records the target local ${join(dir, 'a')}, but the document is of the target local ${join(dir, 'b')}`,
-        );
+        expectCoded(imported.stderr, 'E2507', 'forged.json: ', `local ${join(dir, 'a')}`, `local ${join(dir, 'b')}`);
         expect(imported.stderr).not.toContain("this run's target");
       }
       expect((await cli(dir, ['synced', 'export', ...a, '--out', 'after.json'])).code).toBe(0);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
@@ -53,8 +53,8 @@ const actions = (stdout: string) =>
   (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
 // What the refusals advise: the folder named, as the admin's shell (without the job's flag or variable) would not find it.
 const advice = () => `examctl local init --store ${real().store} --sync-dir ${syncDir()}`;
-const gone = () =>
-  `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
+/** What E2301 names: the store path that is gone and the memory that names a store there. */
+const gone = (): string[] => [real().store, memoryDir(syncDir(), real())];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-moved-sync-dir-'));
@@ -107,18 +107,14 @@ describe.each([
           signal: AbortSignal.abort(),
         }),
       ).toBe(2);
-      expect(stderr.text).toContain(
-        `${gone()}: nothing was created or served; point the job at it, mount it, or ${advice()}`,
-      );
+      expectCoded(stderr.text, 'E2301', ...gone(), advice());
       expect(existsSync(real().store)).toBe(false);
     });
 
     it('doctor fails the store check naming the memory in that folder, and reads the memory there', async () => {
       const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s', ...flags], dir, env);
       expect(doctor.code, doctor.stderr).toBe(3);
-      expect(doctor.stdout).toContain(
-        `FAIL  store      E2301: ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`,
-      );
+      failedCheck(doctor.stdout, 'store', 'E2301', ...gone(), 'exit 2', advice());
       const moved = await examctl(['doctor', '--target', 'local', '--store', 'moved', ...flags], dir, env);
       expect(moved.stdout).toContain(
         `the next run takes in this store's memory kept for the path it was moved from (${memoryFile(syncDir(), real(), 'users')})`,
@@ -142,9 +138,7 @@ describe.each([
     it('the way out, run as printed from a shell without the flag or variable, moves that memory aside: the moved store keeps it (trial39 F03)', async () => {
       const refused = await night('real/s', ['a'], ...flags);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
-        `${gone()}: nothing was created or sent; point the job at it, mount it, or ${advice()}\n`,
-      );
+      expectCoded(refused.stderr, 'E2301', ...gone(), advice());
       const init = await examctl(advice().split(' ').slice(1), dir);
       expect(init.stderr).toContain(
         `note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/`,
@@ -174,9 +168,7 @@ it("nights in the default folder of a shell like the admin's: the way out is the
   renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
   const refused = await night('real/s', ['a']);
   expect(refused.code).toBe(2);
-  expect(refused.stderr).toContain(
-    `nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}\n`,
-  );
+  expectCoded(refused.stderr, 'E2301', real().store, `examctl local init --store ${real().store}`);
 });
 
 describe('local init where the memory cannot be moved aside (trial37 F07)', () => {
@@ -190,9 +182,7 @@ describe('local init where the memory cannot be moved aside (trial37 F07)', () =
     failMove.on = true;
     const init = await examctl(['local', 'init', '--store', 'real/s', '--sync-dir', 'X'], dir, env);
     expect(init.code).toBe(2);
-    expect(init.stderr).toContain(
-      `cannot move the sync memory ${memoryDir(syncDir(), real())} aside: permission denied (check the owner and mode of the file or directory) (EACCES); nothing was created: let this user write its folder, then run examctl local init again`,
-    );
+    expectCoded(init.stderr, 'E2000', memoryDir(syncDir(), real()), 'EACCES', 'examctl local init');
     expect(init.stderr).not.toContain('API token');
     expect(existsSync(real().store)).toBe(false);
     expect(readdirSync(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { demoServerDirs } from '../support/serve-store.js';
 
@@ -100,10 +101,15 @@ describe("a collection refused as taken (810), someone else's", () => {
       const run = await add('ours.json', ['--existing', 'ok']);
       expect(run.code, `attempt ${attempt}: ${run.stderr}`).toBe(1);
       const items = (
-        JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }
+        JSON.parse(run.stdout) as {
+          items: { id: string; status: string; errors: { code: number; message: string }[] }[];
+        }
       ).items;
       expect(items[0]).toMatchObject({ id: 'colx', status: 'failed' });
-      expect(items[0]!.errors[0]!.message).toMatch(/examctl has no record of sending it there/);
+      expect(items[0]!.errors[0]).toMatchObject({
+        code: 810,
+        message: expect.stringMatching(/no record.*synced adopt-collections/),
+      });
       expect(items[1]).toMatchObject({ id: 'coly', status: 'ok' });
     }
   });
@@ -149,8 +155,9 @@ describe("a collection refused as taken (810), someone else's", () => {
     expect((await add([], { EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL' })).signal).toBe('SIGKILL');
     const run = await add(['--existing', 'ok']);
     expect(run.code, run.stderr).toBe(1);
-    const colx = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] })
-      .items[0]!;
+    const colx = (
+      JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { code: number; message: string }[] }[] }
+    ).items[0]!;
     expect(colx).toMatchObject({ id: 'colx', status: 'failed' });
     expect(colx.errors[0]!.message).toMatch(
       /examctl sent it there in run \S+ with no definite answer, so it cannot tell whether its request made it or someone else did/,
@@ -174,7 +181,7 @@ describe("a collection refused as taken (810), someone else's", () => {
       place.env,
     );
     expect(adopted.code, adopted.stderr).toBe(0);
-    expect(adopted.stderr).toMatch(/adopted 2 collections of ours\.json into the sync memory of remote/);
+    expect(lineWith(adopted.stderr, 'adopted 2 collections', 'ours.json', 'remote')).toBeTruthy();
     const green = await add(['--existing', 'ok']);
     expect(green.code, green.stderr).toBe(0);
     expect(

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 import { openStore } from '../../src/engine/store/index.js';
@@ -237,7 +238,7 @@ describe('a memory restored from an older copy, on the platform (its store canno
       cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
       const refused = await night('--require-memory');
       expect(refused.code).toBe(2);
-      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run}`);
+      expectCoded(refused.stderr.replace(/\s+/g, ' '), 'E2000', `older than run ${run}`);
       const warned = await night();
       expect(warned.code, warned.stderr).toBe(0);
       expect((JSON.parse(warned.stdout) as { syncMemory: { missesRun?: unknown } }).syncMemory.missesRun).toMatchObject(

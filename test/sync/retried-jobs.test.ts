@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
@@ -84,7 +85,7 @@ describe('invigilators remove, retried', () => {
         updated: 0,
         unchanged: 2,
       });
-      expect(retry.stderr).toContain('not invigilators of S-FUTURE (nothing to remove): inv-1, inv-2');
+      expect(lineWith(retry.stderr, 'not invigilators of S-FUTURE', 'inv-1, inv-2')).toBeTruthy();
       const csv = (await readFile(join(dir, 'retry.csv'), 'utf8'))
         .trimEnd()
         .replaceAll(/,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/gm, ',<run>')
@@ -216,9 +217,11 @@ describe('collection add, retried', () => {
       );
       const theirs = await job('theirs.json');
       expect(theirs.code).toBe(1);
-      expect(theirs.json().items[0]!.errors[0]!.message).toMatch(
-        /^collection mathcore2026 exists on local store .*, and examctl has no record of sending it there .*so it cannot tell whether it holds these fields/,
-      );
+      // 810 as the service said, with what examctl knows: no record of it, and how to adopt it.
+      expect(theirs.json().items[0]!.errors[0]).toMatchObject({
+        code: 810,
+        message: expect.stringMatching(/^collection mathcore2026 .*no record.*examctl synced adopt-collections/),
+      });
 
       // Without --existing ok an 810 fails as the service said; a dry run decides as the real run.
       const plain = await run(dir, [...store, '--json', 'collection', 'add', '--file', COLLECTION]);

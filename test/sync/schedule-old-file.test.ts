@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { itemLine } from '../support/coded-message.js';
+import { itemLine, expectCoded } from '../support/coded-message.js';
 import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -38,13 +38,10 @@ describe("schedule push --changed-only of an old night's file", () => {
       }
       const old = await push('night1.csv', '--changed-only');
       expect(old.code).toBe(2);
-      expect(old.stderr).toMatch(
-        /this file is byte for byte the one run \S+ read, while the newest run \(\S+\) read another: .*Nothing was sent\. If it is meant, run again with --allow-old-file/,
-      );
+      expectCoded(old.stderr, 'E2502', '--allow-old-file');
       // Its own words (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
-      expect(old.stderr).toContain(
-        "would undo what the later runs did (put back the sittings' times and candidates they changed)",
-      );
+      // Its own facts (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
+      expectCoded(old.stderr, 'E2502', "sittings' times and candidates");
       expect(old.stderr).not.toContain('leaver');
       const start = () => startOf(dir);
       expect(await start()).toMatch(/^2027-03-01T11:00/);

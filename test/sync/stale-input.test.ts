@@ -194,8 +194,14 @@ describe("an older night's file run again", () => {
       write(dir, 'one-left-again.csv', [...staff.slice(1), 'b-1', 'a-new']);
       const single = await cli(dir, nightly('one-left-again.csv'));
       expect(single.code, single.stderr).toBe(2);
-      expect(single.stderr).toMatch(
-        /--disable-missing would disable 1 user examctl created as --population staff in a run later than every user this file holds \(c-1; created by run \S+\): is the file an older export run again\? Nothing was sent\. If it really left, run again with --allow-disable-recent/,
+      expectCoded(
+        single.stderr,
+        'E2502',
+        '--disable-missing',
+        '1 user',
+        '--population staff',
+        '(c-1; created by run ',
+        '--allow-disable-recent',
       );
       expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
       const left = await cli(dir, nightly('one-left-again.csv', '--allow-disable-recent'));

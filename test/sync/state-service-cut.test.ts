@@ -73,9 +73,8 @@ describe('a store the service keeps cut short', () => {
       cutPosts('-intents-0', 3);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(
-        `the state service at ${address}-intents-0 acknowledged POST but still holds another document: the memory was not stored (sent twice; removed, not put back)): nothing was sent`,
-      );
+      // What became of the document sent twice, and that no record went.
+      expectCoded(cut.stderr, 'E3000', `${address}-intents-0`, 'POST', 'removed, not put back', 'nothing was sent');
       expect(server.states.has('/state/b-intents-0')).toBe(false);
       server.onRequest(undefined);
       await loads(dir, env);
@@ -94,9 +93,7 @@ describe('a store the service keeps cut short', () => {
       server.fail('DELETE -delta-', 500, 6);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(
-        `the state service at ${address}-delta-1 acknowledged POST but still holds another document: the memory was not stored (sent twice; left there, damaged: delete it on the service)`,
-      );
+      expectCoded(cut.stderr, 'E3050', `${address}-delta-1`, 'POST', 'left there, damaged', 'delete it on the service');
       expect(server.states.get('/state/d-delta-1')).toBeDefined();
       server.onRequest(undefined);
       await loads(dir, env);
@@ -115,9 +112,7 @@ describe('a store the service keeps cut short', () => {
       cutPosts('/state/w', 2);
       const twice = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
       expect(twice.code).toBe(3);
-      expect(twice.stderr).toContain(
-        `the state service at ${address} acknowledged POST but still holds another document: the memory was not stored (sent twice; what it held before is put back)`,
-      );
+      expectCoded(twice.stderr, 'E3000', address, 'POST', 'what it held before is put back');
       await loads(dir, env);
       cutPosts('/state/w', 9);
       const always = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
@@ -146,9 +141,7 @@ describe('what a refusal names', () => {
       server.fail('DELETE -intents-', 500, 3);
       const forgot = await cli(dir, ['synced', 'forget', ...local], env);
       expect(forgot.code).toBe(3);
-      expect(forgot.stderr).toContain(
-        `the sync memory at ${address} is forgotten (its document removed), but not all beside it (the state service at ${address}-intents-0 answered DELETE with 500`,
-      );
+      expectCoded(forgot.stderr, 'E3000', `${address} is forgotten`, `${address}-intents-0`, 'DELETE with 500');
       expect((await cli(dir, ['synced', 'forget', ...local], env)).code).toBe(0);
       expect([...server.states.keys()]).toEqual([]);
     }));

@@ -144,8 +144,13 @@ describe("GitLab's managed state: the lock at <address>/lock, POST and DELETE", 
       });
       const locked = await sync(dir, env);
       expect(locked.code).toBe(3);
-      expect(locked.stderr).toContain(
-        `the sync memory at ${address} is locked by runner@other (examctl user sync --population staff, lock f00d) since 2026-11-21T02:00:00Z; gave up after 0 ms (EXAMCTL_LOCK_TIMEOUT_MS)`,
+      expectCoded(
+        locked.stderr,
+        'E3021',
+        address,
+        'runner@other (examctl user sync --population staff, lock f00d)',
+        '2026-11-21T02:00:00Z',
+        '0 ms (EXAMCTL_LOCK_TIMEOUT_MS)',
       );
       expect(locked.stderr).toContain(`examctl synced unlock f00d --sync-dir ${address}`);
       expect(server.requests.some((request) => request.method === 'GET')).toBe(false);
@@ -349,9 +354,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       server.fail('POST', 500, 3, undefined, 2);
       const run = await sync(dir, env);
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(
-        `the sync memory was not saved to ${address} (the state service at ${address} answered POST with 500`,
-      );
+      expectCoded(run.stderr, 'E3050', address, 'POST with 500');
       expect(run.stderr).toContain(
         'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).',
       );
@@ -393,9 +396,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       server.fail('POST', 500, 3);
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(
-        `the sync memory could not be stored on ${address} before the requests it was for went out`,
-      );
+      expectCoded(run.stderr, 'E3000', address, 'before the requests');
       expect(run.stderr).toContain('nothing was sent');
       expect(
         JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some(
@@ -472,9 +473,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
         env,
       );
       expect(other.code).toBe(2);
-      expect(other.stderr).toContain(
-        `this sync memory is of the target local ${join(dir, 'store')}, but this run's target is local ${join(dir, 'other-store')}: refused, nothing sent`,
-      );
+      expectCoded(other.stderr, 'E2504', `local ${join(dir, 'store')}`, `local ${join(dir, 'other-store')}`);
       expect(server.locks.size).toBe(0);
       server.requests.length = 0;
       const dry = await sync(dir, env, '--dry-run');
@@ -562,9 +561,7 @@ describe('addresses and credentials', () => {
         EXAMCTL_SYNC_PASSWORD: password,
       });
       expect(refused.code).toBe(3);
-      expect(refused.stderr).toContain(
-        'refused LOCK (lock) (401): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD',
-      );
+      expectCoded(refused.stderr, 'E3000', 'LOCK', '(401)', 'EXAMCTL_SYNC_USERNAME', 'EXAMCTL_SYNC_PASSWORD');
       // A service that quotes the credentials back in its error: the message keeps none of them.
       server.fail(
         'LOCK',

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { lineWith } from '../support/facts.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { compact, memoryFile, readMemory } from '../../src/sync/memory-files.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
@@ -63,7 +64,10 @@ describe("collection add's memory", () => {
     expect((await collection('--sync-dir', join(dir, 'theirs'))).code).toBe(0);
     const again = await collection('--existing', 'ok', '--json');
     expect(again.code, again.stderr).toBe(1);
-    expect(again.stdout).toContain('examctl has no record of sending it there');
+    expect(JSON.parse(again.stdout).items[0].errors[0]).toMatchObject({
+      code: 810,
+      message: expect.stringMatching(/no record.*synced adopt-collections/),
+    });
   });
 });
 
@@ -92,7 +96,7 @@ describe('a memory no store head was recorded with (an older examctl wrote it)',
     await compact(contents, store());
     const first = await night();
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain(`the sync memory ${file} records no store head`);
+    expect(lineWith(first.stderr, file, 'no store head')).toBeTruthy();
     // Sent (the store answers unchanged), not left out by the memory: each item says why it went again.
     expect(
       notes(first.stdout).map((note) => note?.startsWith('sent again: ') && note.includes('no store head')),

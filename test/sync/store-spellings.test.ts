@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectCoded } from '../support/coded-message.js';
+import { expectCoded, failedCheck } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW, ROOT } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
@@ -213,9 +213,7 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
       env,
     );
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain(
-      `this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`,
-    );
+    expectCoded(other.stderr, 'E2504', `local ${real().store}`, `local ${join(dir, 'other')}`);
   });
 
   it("a run at the moved store's old path makes no store there and leaves its memory: the moved store's next night disables its leavers (trial35 F03)", async () => {
@@ -232,8 +230,12 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
       env,
     );
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain(
-      `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}`,
+    expectCoded(
+      old.stderr,
+      'E2301',
+      real().store,
+      memoryDir(syncDir(), real()),
+      `examctl local init --store ${real().store}`,
     );
     expect(existsSync(join(dir, 'real', 's'))).toBe(false);
     expect(readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8')).toBe(kept);
@@ -244,8 +246,7 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
   });
 
   describe("what else would make a store at the moved store's old path (trial36 F01, F02, F07)", () => {
-    const gone = () =>
-      `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
+    const gone = (): string[] => [real().store, memoryDir(syncDir(), real())];
     beforeEach(async () => {
       expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
       renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
@@ -254,9 +255,7 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
     it('doctor fails the store check with the run\'s refusal, not "the first command that sends creates it"', async () => {
       const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s'], dir, env);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toContain(
-        `FAIL  store      E2301: ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`,
-      );
+      failedCheck(doctor.stdout, 'store', 'E2301', ...gone(), 'exit 2', `examctl local init --store ${real().store}`);
     });
 
     it('local serve refuses as a run does (exit 2), creating nothing; the moved store keeps its memory', async () => {
@@ -273,7 +272,7 @@ describe('a store copied or moved: its heads go with it (trial17 f01, f02, f03)'
       expect(
         await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() }),
       ).toBe(2);
-      expectCoded(stderr.text, 'E2301', gone());
+      expectCoded(stderr.text, 'E2301', ...gone());
       expect(existsSync(join(dir, 'real', 's'))).toBe(false);
       expect(actions((await night('moved', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     });

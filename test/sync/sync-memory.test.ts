@@ -237,7 +237,8 @@ describe('the sync memory file', () => {
         (error: unknown) => error,
       );
       expect(refused).toBeInstanceOf(TargetError);
-      expect((refused as Error).message).toMatch(/^cannot write the sync memory .+: .+ \((EACCES|EPERM)\)$/);
+      expect(refused).toMatchObject({ code: 'E3050', message: expect.stringContaining(file) });
+      expect((refused as Error).message).toMatch(/\((EACCES|EPERM)\)$/);
       expect((await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true })).entries.size).toBe(0);
     } finally {
       if (root) spawnSync('chattr', ['-i', file]);

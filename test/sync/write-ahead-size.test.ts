@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
@@ -87,9 +88,7 @@ describe('written ahead', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expect(io.stderr.text).toContain(
-        `${server.address('damaged')}-intents-0: not the intents of a run examctl wrote ahead, or damaged`,
-      );
+      expectCoded(io.stderr.text, 'E2000', `${server.address('damaged')}-intents-0`, 'intents');
       expect(server.states.has('/state/damaged')).toBe(false);
     }));
 });

@@ -143,9 +143,7 @@ describe('invigilators remove of a filtered sheet (Remove? = yes, the "no" rows 
       for (const dryRun of [['--dry-run'], []]) {
         const refused = await remove(dir, ...dryRun);
         expect(refused.code).toBe(2);
-        expect(refused.stderr).toContain(
-          'staff.xlsx[Staff]: row 3 is hidden (by a filter, or by hand), and a hidden row is acted on as the others are: give --hidden-rows include',
-        );
+        expectCoded(refused.stderr, 'E2100', 'staff.xlsx[Staff]', 'row 3', '--hidden-rows include');
       }
       expect(await invigilators(dir)).toEqual(expect.arrayContaining(['inv-1', 'inv-2']));
     });

@@ -49,7 +49,7 @@ describe('checkSpreadsheetValues', () => {
       Title: '2E3',
     });
     expect(warnings.map((w) => w.field)).toEqual(['ExternalId', 'PhoneNumber']);
-    expect(warnings[0]?.message).toMatch(/exponent form.*format the column as text/);
+    expect(warnings[0]).toMatchObject({ code: 9003, message: expect.stringContaining('format the column as text') });
     // Each doubt has its code (codes.ts, WARNING_CODES): what a --strict failure keeps.
     expect(warnings.map((w) => w.code)).toEqual([9003, 9003]);
     expect(fields['ExternalId']).toBe('1.23457E+18');

@@ -58,7 +58,7 @@ describe('zip bombs and damaged entries', () => {
         (caught: unknown) => caught as { line?: number; reason?: string },
       );
     });
-    expect(error?.reason).toMatch(/inflates to more than the 200,000 bytes/);
+    expect(error?.reason).toContain('200,000 bytes');
     expect(error?.line).toBeGreaterThan(1000);
     expect(error?.line).toBeLessThan(20_000);
   });

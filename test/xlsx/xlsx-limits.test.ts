@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readdir, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -59,9 +60,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
         'wide.xlsx',
       ]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
-        "examctl: E2000: --report wide.xlsx: the report would have 16,414 columns (the input's 16,407, then status, error_codes, error_messages, action, note, run, warnings), more than a sheet holds (16,384, A to XFD); nothing was sent: write the report as .csv or .json",
-      );
+      expectCoded(refused.stderr, 'E2000', '--report wide.xlsx', '16,414 columns', '16,407', '16,384', '.csv', '.json');
       expect(await readdir(dir)).not.toContain('wide.xlsx');
       // Nothing was sent: no run journal, and the user is not in the store.
       await expect(readdir(join(dir, 'runs'))).rejects.toThrow();
@@ -101,9 +100,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
         'many.xlsx',
       ]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
-        'examctl: E2000: --report many.xlsx: the report would have 1,048,577 rows (a header and 1,048,576 records), more than a sheet holds (1,048,576); nothing was sent',
-      );
+      expectCoded(refused.stderr, 'E2000', '--report many.xlsx', '1,048,577 rows', '1,048,576 records');
       await expect(readdir(join(dir, 'runs'))).rejects.toThrow();
     });
   }, 120_000);
