@@ -582,6 +582,7 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string, answ
   if (error instanceof InputFileError)
     return new TargetError(
       `${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`,
+      { code: 'E3060' },
     );
   if (
     answered > 0 &&

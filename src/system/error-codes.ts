@@ -248,6 +248,12 @@ export const ERROR_CODES = {
       'The run journal or the sync memory could not be written (a full disk, a directory removed or not writable).',
     fix: 'Free the disk or fix the directory named, then run again (or `examctl runs resume <id>`).',
   },
+  E3060: {
+    title: 'input file changed during the run',
+    cause:
+      'The input file changed, or could no longer be read, after the run checked it and began sending: the rows sent before stand (the report lists them); the rest was not sent.',
+    fix: 'Put back the file the run checked and `examctl runs resume <id>` sends the rest (it refuses another file); or run the new file as a new run.',
+  },
   E7000: {
     title: 'examctl bug',
     cause:

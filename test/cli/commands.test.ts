@@ -798,7 +798,7 @@ describe('exit codes and targets', () => {
       );
       // The run had started (journal, report): a file changed from there on stops it resumable, exit 3 (docs/input-formats.md).
       expect(run.code, run.stderr).toBe(3);
-      expectCoded(run.stderr, 'E3000', 'in.xlsx: ', 'examctl runs resume ');
+      expectCoded(run.stderr, 'E3060', 'in.xlsx: ', 'examctl runs resume ');
       expect(summaryOf(run.stderr)).toMatchObject({ total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
       // Asked where its store stands before the first write (a read): nothing sent.
       expect(calls.filter((name) => !['close', 'retryCounts', 'storeHead'].includes(name))).toEqual([]);

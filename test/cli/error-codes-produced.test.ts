@@ -63,6 +63,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
     "expectCoded(night3.stderr, 'E3040', 'out.xml', 'ENOSPC', 'not renamed')",
   ],
   E3050: ['test/runs/run-journal.test.ts', "expect((error as RunJournalWriteError).code).toBe('E3050')"],
+  E3060: [
+    'test/cli/input-changed-run.test.ts',
+    "expectCoded(finished.stderr, 'E3060', `${file}:`, 'examctl runs resume ')",
+  ],
   E7000: ['test/store/file-store.test.ts', "expect((used as InternalError).code).toBe('E7000')"],
   E7001: ['test/cli/commands.test.ts', "expectCoded(plain.stderr, 'E7001', 'boom', '--debug')"],
   E1300: ['test/cli/run-pipeline.test.ts', "expect(doc.error.code).toBe('E1300')"],

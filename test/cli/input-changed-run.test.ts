@@ -52,7 +52,7 @@ async function afterwards(): Promise<{
 function expectStoppedRun(finished: Finished, file: string): void {
   expect(finished.code, finished.stderr).toBe(3);
   // The file and line where it changed, and the resume that sends the rest.
-  expectCoded(finished.stderr, 'E3000', `${file}:`, 'examctl runs resume ');
+  expectCoded(finished.stderr, 'E3060', `${file}:`, 'examctl runs resume ');
   expect(finished.stderr).toMatch(new RegExp(`${file}:\\d+: `));
 }
 
@@ -84,7 +84,7 @@ describe('an input file rewritten in place while the run sends it', () => {
     expect(users.length).toBeLessThan(rows('Ann').length);
     expect(users.filter((user) => !String(user.FirstName).startsWith('Ann'))).toEqual([]);
     const { report, shown, resumed } = await afterwards();
-    expect(report.error).toMatchObject({ code: 'E3000', message: expect.stringMatching(/users\.csv:\d+: /) });
+    expect(report.error).toMatchObject({ code: 'E3060', message: expect.stringMatching(/users\.csv:\d+: /) });
     expect(report.items.length).toBeLessThan(rows('Ann').length);
     expect(report.items.filter((item) => item.status === 'ok')).toHaveLength(users.length);
     expect(
@@ -137,7 +137,7 @@ describe('an input file rewritten in place while the run sends it', () => {
     expect(titles.length).toBeLessThan(3000);
     expect(titles.filter((title) => !title.startsWith('Old '))).toEqual([]);
     const { report, resumed } = await afterwards();
-    expect(report.error).toMatchObject({ code: 'E3000', message: expect.stringMatching(/s\.ndjson:\d+: /) });
+    expect(report.error).toMatchObject({ code: 'E3060', message: expect.stringMatching(/s\.ndjson:\d+: /) });
     expect(resumed.code).toBe(2);
   });
 });
