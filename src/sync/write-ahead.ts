@@ -251,11 +251,12 @@ function besideOf(text: string, where: string, format: string): IntentsBody | De
       format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
     return new UsageError(
       `${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`,
+      { code: 'E2507' },
     );
   }
   if (
     !Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')
   )
-    return new UsageError(`${where}: its lines are not texts by kind`);
+    return new UsageError(`${where}: its lines are not texts by kind`, { code: 'E2507' });
   return body as IntentsBody | DeltaBody;
 }

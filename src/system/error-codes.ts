@@ -162,7 +162,7 @@ export const ERROR_CODES = {
   E2507: {
     title: 'sync memory damaged',
     cause:
-      'A sync memory, or an export of one given to `synced import`, cannot be used as it is: a line whose checksum does not hold or whose fields are not what examctl writes (edited by hand), a file cut short, another file. The message names the file and, when known, the line. It is not used; nothing was sent.',
+      'A sync memory, an export of one given to `synced import`, or a document a state service keeps beside it (a delta, the intents a run wrote ahead) cannot be used as it is: a line whose checksum does not hold or whose fields are not what examctl writes (edited by hand), a file cut short, another file. The message names the file and, when known, the line. It is not used; nothing was sent.',
     fix: 'Move the file aside as the message says, then bring the memory back from its newest export (`examctl synced import`) or adopt the last file fully synced (`examctl synced adopt --file`): docs/sync.md, "When the memory is lost".',
   },
   E2600: {

@@ -197,7 +197,7 @@ describe('stored as deltas', () => {
       writeUsers(dir, 20, 4, (i) => i < 2);
       const forged = await night(dir, 'runs-4');
       expect(forged.code).toBe(2);
-      expectCoded(forged.stderr, 'E2000', `${server.address('m')}-delta-1`, 'delta');
+      expectCoded(forged.stderr, 'E2507', `${server.address('m')}-delta-1`, 'delta');
       expect((await platform(dir)).get('md-0')).toBe('Night 1 0');
     }));
 });

@@ -88,7 +88,7 @@ describe('written ahead', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expectCoded(io.stderr.text, 'E2000', `${server.address('damaged')}-intents-0`, 'intents');
+      expectCoded(io.stderr.text, 'E2507', `${server.address('damaged')}-intents-0`, 'intents');
       expect(server.states.has('/state/damaged')).toBe(false);
     }));
 });
