@@ -205,6 +205,7 @@ export class StateService {
     if (answer.status === 401 || answer.status === 403) {
       return new TargetError(
         `the state service at ${at} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`,
+        { code: 'E3011' },
       );
     }
     return new TargetError(

@@ -212,6 +212,12 @@ export const ERROR_CODES = {
     cause: 'The service refused the token (HTTP 401 or 403): retrying with the same token is pointless.',
     fix: 'Give a valid token with the rights needed (`examctl login`, `EXAMCTL_TOKEN`, `--token-file` or a profile).',
   },
+  E3011: {
+    title: 'state service refused the credentials',
+    cause:
+      'The state service that keeps the sync memory (an `http(s)://` `--sync-dir` or `EXAMCTL_SYNC_DIR`) refused its credentials (HTTP 401 or 403): the memory could not be locked, read or stored.',
+    fix: 'Give `EXAMCTL_SYNC_USERNAME` and `EXAMCTL_SYNC_PASSWORD` that may read and write that state (docs/sync.md, "A state service").',
+  },
   E3020: {
     title: 'locked by another examctl',
     cause:

@@ -54,6 +54,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E3002: ['test/cli/error-codes.test.ts', "toEqual(['E3002', 'E3002'])"],
   E3003: ['test/remote/hostile-server.test.ts', "expect((failure as AnswerUnreadableError).code).toBe('E3003')"],
   E3010: ['test/remote/remote-run.test.ts', "toMatchObject({ exitCode: 3, code: 'E3010', kind: 'refused' })"],
+  E3011: [
+    'test/sync/state-service.test.ts',
+    "expectCoded(refused.stderr, 'E3011', 'LOCK', '(401)', 'EXAMCTL_SYNC_USERNAME', 'EXAMCTL_SYNC_PASSWORD')",
+  ],
   E3020: ['test/cli/commands.test.ts', "expectCoded(stderr, 'E3020', '4242')"],
   E3021: ['test/sync/memory-recovery.test.ts', "expectCoded(held.stderr, 'E3021', memory, `pid ${process.pid}`)"],
   E3030: ['test/cli/error-codes.test.ts', "toEqual(['E3030', 'E3030'])"],

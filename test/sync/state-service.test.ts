@@ -561,7 +561,7 @@ describe('addresses and credentials', () => {
         EXAMCTL_SYNC_PASSWORD: password,
       });
       expect(refused.code).toBe(3);
-      expectCoded(refused.stderr, 'E3000', 'LOCK', '(401)', 'EXAMCTL_SYNC_USERNAME', 'EXAMCTL_SYNC_PASSWORD');
+      expectCoded(refused.stderr, 'E3011', 'LOCK', '(401)', 'EXAMCTL_SYNC_USERNAME', 'EXAMCTL_SYNC_PASSWORD');
       // A service that quotes the credentials back in its error: the message keeps none of them.
       server.fail(
         'LOCK',
