@@ -445,7 +445,7 @@ export abstract class SentMemory<P> {
     if (missesRun === undefined) return;
     this.found!.missesRun = missesRun;
     const words = missedRunSentence(this.placed!.name, this.flags.population ?? null, missesRun, this.kind);
-    if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`);
+    if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`, 'E2508');
     await say(this.deps, `warning: ${words}`);
   }
 

@@ -165,6 +165,12 @@ export const ERROR_CODES = {
       'A sync memory, an export of one given to `synced import`, or a document a state service keeps beside it (a delta, the intents a run wrote ahead) cannot be used as it is: a line whose checksum does not hold or whose fields are not what examctl writes (edited by hand), a file cut short, another file. The message names the file and, when known, the line. It is not used; nothing was sent.',
     fix: 'Move the file aside as the message says, then bring the memory back from its newest export (`examctl synced import`) or adopt the last file fully synced (`examctl synced adopt --file`): docs/sync.md, "When the memory is lost".',
   },
+  E2508: {
+    title: 'sync memory behind a run',
+    cause:
+      'With `--require-memory`, the sync memory misses what a run of this target did that the runs directory knows: the memory is older than that run (restored from before it), cut short after it, or the run never stored it (killed). Deciding from it would skip or undo what that run sent. Nothing was sent.',
+    fix: 'Do what the message says: `examctl runs resume <run>` stores what a killed run did; else restore the newest export (`examctl synced import`) or rebuild the memory (`examctl synced adopt --file` the last file fully synced): docs/sync.md, "When the memory is lost".',
+  },
   E2600: {
     title: 'not a plan examctl wrote',
     cause:

@@ -40,6 +40,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2505: ['test/cli/error-codes.test.ts', "'E2505',"],
   E2506: ['test/cli/error-codes.test.ts', "toEqual(['E2506', 'E2506'])"],
   E2507: ['test/sync/memory-recovery.test.ts', "expectCoded(run.stderr, 'E2507', `${run.file}:${lines}:`, reason);"],
+  E2508: [
+    'test/sync/restored-memory.test.ts',
+    "expectCoded(refused.stderr.replace(/\\s+/g, ' '), 'E2508', `older than run ${run}`)",
+  ],
   E2600: ['test/cli/plan-apply.test.ts', "expectCoded(edited.stderr, 'E2600', 'edited.json', 'checksum')"],
   E2601: [
     'test/cli/plan-apply.test.ts',

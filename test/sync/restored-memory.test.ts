@@ -238,7 +238,7 @@ describe('a memory restored from an older copy, on the platform (its store canno
       cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
       const refused = await night('--require-memory');
       expect(refused.code).toBe(2);
-      expectCoded(refused.stderr.replace(/\s+/g, ' '), 'E2000', `older than run ${run}`);
+      expectCoded(refused.stderr.replace(/\s+/g, ' '), 'E2508', `older than run ${run}`);
       const warned = await night();
       expect(warned.code, warned.stderr).toBe(0);
       expect((JSON.parse(warned.stdout) as { syncMemory: { missesRun?: unknown } }).syncMemory.missesRun).toMatchObject(
