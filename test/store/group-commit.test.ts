@@ -11,11 +11,17 @@ function harness() {
   const writes: { lines: string[]; settle: (error?: Error) => void }[] = [];
   let memory: string[] = [];
   let stale = false;
+  /** Set by a test: the next path check finds the directory replaced. */
+  const path = { replaced: false };
   const steps: CommitSteps = {
     acquireLock: async () => void log.push('lock'),
     releaseLock: async () => void log.push('release'),
     keepLock: async () => void log.push('keep'),
     catchUp: async () => void log.push(stale ? 'reload' : 'catch-up'),
+    checkPath: () => {
+      log.push('check');
+      if (path.replaced) throw new Error('directory replaced');
+    },
     decide: (decide) => {
       const { result, changes } = decide(new Map() as StoreState);
       memory = [...memory, ...changes.map((c) => c.key)];
@@ -33,7 +39,18 @@ function harness() {
     stale: () => stale,
     afterCommit: async () => void log.push('after-commit'),
   };
-  return { commits: new GroupCommit(steps), log, writes, memory: () => memory, markStale: () => (stale = true) };
+  return {
+    commits: new GroupCommit(steps),
+    log,
+    writes,
+    memory: () => memory,
+    markStale: () => (stale = true),
+    path,
+    /** Memory as the next reload leaves it. */
+    reloaded: (keys: string[]) => {
+      memory = keys;
+    },
+  };
 }
 
 const put =
@@ -65,19 +82,46 @@ describe('group commit', () => {
     expect(log).toEqual(['lock', 'catch-up', 'write a+b', 'after-commit', 'keep']);
   });
 
-  it('what is submitted while a line is written waits undecided for the next session', async () => {
+  it('what is submitted while a line is written is decided on top of it; its line follows once the first is durable and the path checked', async () => {
     const { commits, log, writes, memory } = harness();
     const a = track(commits.submit(put('a')));
     await tick();
     const b = track(commits.submit(put('b')));
+    const c = track(commits.submit(put('c')));
     await tick();
-    expect(memory()).toEqual(['a']);
-    expect(writes).toHaveLength(1);
+    // Decided while a's line is written, and not written before it is durable.
+    expect(memory()).toEqual(['a', 'b', 'c']);
+    expect(writes.map((w) => w.lines)).toEqual([['a']]);
     writes[0]!.settle();
     await tick();
     expect(a.value).toBe('a');
+    expect([b.settled, c.settled]).toEqual([false, false]);
+    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b', 'c']]);
+    writes[1]!.settle();
+    await tick();
+    expect([b.value, c.value]).toEqual(['b', 'c']);
+    // One lock, one catch-up and one compaction check for the session; a path check before the second line.
+    expect(log).toEqual(['lock', 'catch-up', 'write a', 'check', 'write b+c', 'after-commit', 'keep']);
+  });
+
+  it('a failed line under a batch decided on top of it: the line is refused, the batch on top is never written nor answered, and is decided again after the reload', async () => {
+    const { commits, log, writes, memory, reloaded } = harness();
+    const a = track(commits.submit(put('a')));
+    await tick();
+    const b = track(commits.submit(put('b')));
+    await tick();
+    const durableB = track(commits.whenDurable());
+    expect(memory()).toEqual(['a', 'b']);
+    reloaded([]);
+    writes[0]!.settle(new Error('disk full'));
+    await tick();
+    expect((a.error as Error).message).toBe('disk full');
+    // A read that saw b fails: b will not be durable as it was decided.
+    expect((durableB.error as Error).message).toBe('disk full');
     expect(b.settled).toBe(false);
+    await tick();
     expect(writes.map((w) => w.lines)).toEqual([['a'], ['b']]);
+    expect(memory()).toEqual(['b']);
     writes[1]!.settle();
     await tick();
     expect(b.value).toBe('b');
@@ -85,14 +129,65 @@ describe('group commit', () => {
       'lock',
       'catch-up',
       'write a',
-      'after-commit',
-      'keep',
+      'stale',
+      'release',
       'lock',
-      'catch-up',
+      'reload',
       'write b',
       'after-commit',
       'keep',
     ]);
+  });
+
+  it('a path that changed before the next line: nothing of that batch is written or answered; it is decided again after the reload', async () => {
+    const { commits, log, writes, memory, path, reloaded } = harness();
+    const a = track(commits.submit(put('a')));
+    await tick();
+    const b = track(commits.submit(put('b')));
+    await tick();
+    const durableB = track(commits.whenDurable());
+    path.replaced = true;
+    reloaded(['a']);
+    writes[0]!.settle();
+    await tick();
+    expect(a.value).toBe('a');
+    expect((durableB.error as Error).message).toBe('directory replaced');
+    expect(b.settled).toBe(false);
+    await tick();
+    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b']]);
+    expect(memory()).toEqual(['a', 'b']);
+    writes[1]!.settle();
+    await tick();
+    expect(b.value).toBe('b');
+    expect(log).toEqual([
+      'lock',
+      'catch-up',
+      'write a',
+      'check',
+      'stale',
+      'release',
+      'lock',
+      'reload',
+      'write b',
+      'after-commit',
+      'keep',
+    ]);
+  });
+
+  it('a session writes at most 16 lines, then lets a compaction and the lock handover in', async () => {
+    const { commits, log, writes } = harness();
+    void commits.submit(put('k0'));
+    await tick();
+    for (let line = 1; line <= 17; line += 1) {
+      void commits.submit(put(`k${line}`));
+      await tick();
+      writes[line - 1]!.settle();
+      await tick();
+    }
+    const afterSixteen = log.indexOf('after-commit');
+    expect(log.slice(0, afterSixteen).filter((entry) => entry.startsWith('write'))).toHaveLength(16);
+    expect(log.slice(afterSixteen, afterSixteen + 4)).toEqual(['after-commit', 'keep', 'lock', 'catch-up']);
+    writes.at(-1)!.settle();
   });
 
   it('whenDurable waits for the line being written, not for what comes after', async () => {
