@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import { GroupCommit, type CommitSteps, type Decide } from '../../src/engine/store/group-commit.js';
@@ -8,19 +9,24 @@ import { GroupCommit, type CommitSteps, type Decide } from '../../src/engine/sto
  */
 function harness() {
   const log: string[] = [];
-  const writes: { lines: string[]; settle: (error?: Error) => void }[] = [];
+  const writes: { lines: string[]; settle: (error?: Error) => void; settled: boolean; failed: boolean }[] = [];
   let memory: string[] = [];
   let stale = false;
-  /** Set by a test: the next path check finds the directory replaced. */
+  /** Set by a test: the next path check finds the directory replaced (a reload then follows it). */
   const path = { replaced: false };
   const steps: CommitSteps = {
     acquireLock: async () => void log.push('lock'),
     releaseLock: async () => void log.push('release'),
     keepLock: async () => void log.push('keep'),
-    catchUp: async () => void log.push(stale ? 'reload' : 'catch-up'),
+    catchUp: async () => {
+      log.push(stale ? 'reload' : 'catch-up');
+      stale = false;
+    },
     checkPath: () => {
       log.push('check');
-      if (path.replaced) throw new Error('directory replaced');
+      if (!path.replaced) return;
+      path.replaced = false;
+      throw new Error('directory replaced');
     },
     decide: (decide) => {
       const { result, changes } = decide(new Map() as StoreState);
@@ -30,7 +36,18 @@ function harness() {
     append: (serialized) =>
       new Promise<void>((resolve, reject) => {
         log.push(`write ${serialized.join('+')}`);
-        writes.push({ lines: serialized, settle: (error) => (error ? reject(error) : resolve()) });
+        const write = {
+          lines: serialized,
+          settled: false,
+          failed: false,
+          settle: (error?: Error) => {
+            write.settled = true;
+            write.failed = error !== undefined;
+            if (error) reject(error);
+            else resolve();
+          },
+        };
+        writes.push(write);
       }),
     markStale: () => {
       stale = true;
@@ -316,5 +333,66 @@ describe('group commit', () => {
     writes[0]!.settle();
     await tick();
     expect(work.value).toBe('compacted');
+  });
+
+  /*
+   * The model: each transaction puts its own key. Whatever the order of submissions, turns, settled
+   * and failed lines and replaced paths, lines are written one at a time, each after a lock's catch-up
+   * or a path check, a key in at most one line, lines in submission order; a transaction is answered
+   * only once its line is durable, and in the end exactly those in a durable line succeed, those in
+   * a failed line fail, and none is left waiting.
+   */
+  it('model: answers follow durable lines, whatever fails and whenever', async () => {
+    type Step = { t: 'submit' } | { t: 'turn' } | { t: 'settle'; fail: boolean } | { t: 'replace' };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      { arbitrary: fc.constant({ t: 'submit' as const }), weight: 4 },
+      { arbitrary: fc.constant({ t: 'turn' as const }), weight: 3 },
+      { arbitrary: fc.boolean().map((fail) => ({ t: 'settle' as const, fail })), weight: 3 },
+      { arbitrary: fc.constant({ t: 'replace' as const }), weight: 1 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const { commits, log, writes, path } = harness();
+        const answers: { key: string; state: { settled: boolean; error?: unknown } }[] = [];
+        const lineOf = (key: string) => writes.find((write) => write.lines.includes(key));
+        const settleNext = (fail: boolean) =>
+          writes.find((write) => !write.settled)?.settle(fail ? new Error('disk full') : undefined);
+        const answeredOnlyWhenDurable = () => {
+          for (const { key, state } of answers)
+            if (state.settled && state.error === undefined)
+              expect(lineOf(key)).toMatchObject({ settled: true, failed: false });
+        };
+        for (const next of steps) {
+          if (next.t === 'submit') {
+            const key = `k${answers.length}`;
+            answers.push({ key, state: track(commits.submit(put(key))) });
+          } else if (next.t === 'turn') await tick();
+          else if (next.t === 'settle') settleNext(next.fail);
+          else path.replaced = true;
+          // One line on its way at a time.
+          expect(writes.filter((write) => !write.settled).length).toBeLessThanOrEqual(1);
+          answeredOnlyWhenDurable();
+        }
+        for (let round = 0; round < 500 && answers.some(({ state }) => !state.settled); round += 1) {
+          settleNext(false);
+          await tick();
+        }
+        answeredOnlyWhenDurable();
+        const written = writes.flatMap((write) => write.lines);
+        expect(new Set(written).size).toBe(written.length);
+        const durable = writes.filter((write) => !write.failed).flatMap((write) => write.lines);
+        expect(durable).toEqual([...durable].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))));
+        for (const { key, state } of answers) {
+          expect(state.settled).toBe(true);
+          // Nothing here throws in a decide or a catch-up: every transaction reaches a line.
+          expect(lineOf(key)).toBeDefined();
+          expect(state.error === undefined).toBe(lineOf(key)?.failed === false);
+        }
+        // Each line after a lock's catch-up (or reload) or a path check that passed.
+        for (const [index, entry] of log.entries())
+          if (entry.startsWith('write')) expect(['catch-up', 'reload', 'check']).toContain(log[index - 1]);
+      }),
+      { seed: 20261128, numRuns: 300 },
+    );
   });
 });
