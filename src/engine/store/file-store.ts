@@ -100,7 +100,6 @@ class FileStore implements Store {
       releaseLock: () => lease!.releaseNow(),
       keepLock: () => lease!.batchDone(),
       catchUp: () => this.catchUpUnderLock(),
-      checkPath: () => this.checkPathUnchanged(),
       decide: (decide) => this.runDecide(decide),
       append: (serialized) => this.append(encodeJournalLine(serialized, this.journalPosition.head)),
       markStale: () => {
@@ -280,20 +279,30 @@ class FileStore implements Store {
    */
   private async followPath(underLock: boolean): Promise<void> {
     const manifest = readManifestSync(this.location);
-    if (this.stale) {
-      // Memory is ahead of the disk (a failed or abandoned line): reloaded, but a run's own commits must be there.
-      await this.stopIfRunsCommitsGone();
-      return this.load(underLock);
-    }
+    if (this.stale) return this.load(underLock);
     if (manifest.generation !== this.generation) {
-      await this.stopIfRunsCommitsGone();
+      // Another INSTANCE (local init --force) is load's to refuse, in its own words.
+      if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
+        await this.stopIfNotHeld((await readStoreHead(this.location, [this.journalPosition.head])).holds.length > 0);
       return this.loadReplaced(underLock);
     }
     const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
-    if (this.journalUnchangedAtPath(first)) return;
     const path = this.journalPath;
     const position = this.journalPosition;
+    const opened = openJournalSync(path, this.lease !== undefined);
     const line = Buffer.allocUnsafe(position.offset - position.last);
+    // Nothing past memory's end (its size when opened: a line appended since is a later state): this
+    // batch needs no replay and appends through the descriptor.
+    if (
+      opened !== undefined &&
+      opened.size === position.offset &&
+      headAt(position, first, line, readSync(opened.fd, line, 0, line.length, position.last), this.lastLine) === true
+    ) {
+      // Bytes that give memory's head: the next check compares them instead of hashing (a serve that only reads).
+      this.lastLine = line;
+      return this.usePathJournal(opened.fd);
+    }
+    if (opened !== undefined) closeSync(opened.fd);
     const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
       (error: unknown) => {
         if (systemErrorCode(error) === 'ENOENT') return undefined;
@@ -320,49 +329,6 @@ class FileStore implements Store {
     this.usePathJournal(undefined);
     await previous?.close().catch(() => undefined);
     await this.readJournal(underLock);
-  }
-
-  /**
-   * The journal at the path ends where memory's does, with memory's head (`first`: its generation's
-   * first head): then nothing needs reading and the next line appends through the descriptor opened.
-   */
-  private journalUnchangedAtPath(first: string): boolean {
-    const position = this.journalPosition;
-    const opened = openJournalSync(this.journalPath, this.lease !== undefined);
-    if (opened === undefined) return false;
-    const line = Buffer.allocUnsafe(position.offset - position.last);
-    // Its size when opened: a line appended since is a later state.
-    if (
-      opened.size === position.offset &&
-      headAt(position, first, line, readSync(opened.fd, line, 0, line.length, position.last), this.lastLine) === true
-    ) {
-      // Bytes that give memory's head: the next check compares them instead of hashing (a serve that only reads).
-      this.lastLine = line;
-      this.usePathJournal(opened.fd);
-      return true;
-    }
-    closeSync(opened.fd);
-    return false;
-  }
-
-  /**
-   * Before a line decided while the one before it was written (memory ahead of the disk, so nothing
-   * can be read into it): the path check's first step alone; anything else is the reload's to sort out.
-   */
-  private checkPathUnchanged(): void {
-    const manifest = readManifestSync(this.location);
-    // The INSTANCE memory was loaded from: one replaced under it gives other lines' bytes, which the check compares.
-    const first = manifest.head ?? unrecordedHead(manifest.generation, this.instance);
-    if (manifest.generation === this.generation && this.journalUnchangedAtPath(first)) return;
-    throw new TargetError(
-      `${this.journalPath} is not as this process wrote it: the transactions decided meanwhile are decided again after a reload`,
-    );
-  }
-
-  /** A run stops if the store at the path (the same INSTANCE: another is load's to refuse, in its own words) lacks its commits. */
-  private async stopIfRunsCommitsGone(): Promise<void> {
-    if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
-      await this.stopIfNotHeld((await readStoreHead(this.location, [this.journalPosition.head])).holds.length > 0);
   }
 
   /**
