@@ -93,6 +93,7 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
   if (problem !== undefined)
     throw new RunJournalError(
       `${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`,
+      { code: 'E2400' },
     );
 }
 

@@ -709,7 +709,7 @@ export async function pruneRuns(
   let finishedSeen = 0;
   let unfinishedSeen = 0;
   const unsafe = await runsDirProblem(runsDir, trust);
-  if (unsafe !== undefined) throw new RunJournalError(`${unsafe}; nothing pruned`);
+  if (unsafe !== undefined) throw new RunJournalError(`${unsafe}; nothing pruned`, { code: 'E2400' });
   for (const id of await runIds(runsDir)) {
     const refusal = await runProblem(runsDir, id, trust);
     if (refusal !== undefined) {

@@ -65,14 +65,14 @@ export async function runProblem(
   return undefined;
 }
 
-/** Throws the refusal (exit 2) when the runs directory or the run cannot be used. */
+/** Throws the refusal (exit 2, E2400: an untrusted place) when the runs directory or the run cannot be used. */
 export async function assertTrustedRun(runsDir: string, id: string, trust: RunTrust): Promise<void> {
   const problem = (await runsDirProblem(runsDir, trust)) ?? (await runProblem(runsDir, id, trust));
-  if (problem !== undefined) throw new RunJournalError(`run ${id} not used: ${problem}`);
+  if (problem !== undefined) throw new RunJournalError(`run ${id} not used: ${problem}`, { code: 'E2400' });
 }
 
-/** Throws the refusal (exit 2) when the runs directory cannot be used. */
+/** Throws the refusal (exit 2, E2400) when the runs directory cannot be used. */
 export async function assertTrustedRunsDir(runsDir: string, trust: RunTrust): Promise<void> {
   const problem = await runsDirProblem(runsDir, trust);
-  if (problem !== undefined) throw new RunJournalError(`${problem}; no run in it is used`);
+  if (problem !== undefined) throw new RunJournalError(`${problem}; no run in it is used`, { code: 'E2400' });
 }

@@ -121,7 +121,7 @@ export const ERROR_CODES = {
   E2400: {
     title: 'state kept in an untrusted place',
     cause:
-      'A file examctl keeps state in (a profile, a sync memory, a runs directory) is in a place another user of the machine could write, or is a symbolic link. examctl refuses it rather than trust it.',
+      'A file examctl keeps state in (a profile, a sync memory, a runs directory and its runs) is in a place another user of the machine could write, is owned by another user, or is not what examctl makes there (a symbolic link, a FIFO). examctl refuses it rather than trust it.',
     fix: 'Make the directory and file yours and not writable by group or others (`chmod go-w`), or point examctl at another place.',
   },
   E2501: {

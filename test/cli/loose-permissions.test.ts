@@ -119,7 +119,7 @@ describe('loose permissions', () => {
     await chmod(join(dir, 'runs'), 0o1777);
     const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(run.code, run.stderr).toBe(2);
-    expectCoded(run.stderr, 'E2200', join(dir, 'runs'), 'mode 1777');
+    expectCoded(run.stderr, 'E2400', join(dir, 'runs'), 'mode 1777');
     expect(count(run.stderr, /mode 1777/)).toBe(1);
     await chmod(store, 0o777);
     const refused = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);

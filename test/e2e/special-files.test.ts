@@ -160,7 +160,7 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     );
     const shown = await examctl(['runs', 'show', planted], dir, env);
     expect(shown.code).toBe(2);
-    expectCoded(shown.stderr, 'E2200', join(dir, 'runs', planted, 'journal.ndjson'), 'FIFO');
+    expectCoded(shown.stderr, 'E2400', join(dir, 'runs', planted, 'journal.ndjson'), 'FIFO');
     const pruned = await examctl(['runs', 'prune', '--all'], dir, env);
     expect(pruned.code).toBe(0);
     // A LOCK that is a FIFO is read as "held by someone": never a hang.

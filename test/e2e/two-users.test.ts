@@ -209,7 +209,7 @@ describe.skipIf(!canMakeUsers)(
       });
       expect(run.code, run.stderr).toBe(2);
       // Another's runs directory (theirs, or open to all): no run starts in it.
-      expectCoded(run.stderr, 'E2200', 'runs directory', 'nothing was sent');
+      expectCoded(run.stderr, 'E2400', 'runs directory', 'nothing was sent');
       expect(run.stderr).toMatch(/uid \d+|writable by others/);
       expect(server.received()).toBe(0);
       expect(readdirSync(join(shared, 'runs'))).toEqual([]);
@@ -400,7 +400,7 @@ describe.skipIf(!canMakeUsers)(
       );
       const prune = await admin(['runs', 'prune', '--all', '--older-than', '0d'], { EXAMCTL_RUNS_DIR: runs });
       expect(prune.code, prune.stderr).toBe(2);
-      expectCoded(prune.stderr, 'E2200', runs, 'mode 1777', `chmod go-w ${runs}`, 'nothing pruned');
+      expectCoded(prune.stderr, 'E2400', runs, 'mode 1777', `chmod go-w ${runs}`, 'nothing pruned');
       expect(readdirSync(victim)).toEqual(['keep']);
       expect(existsSync(join(runs, '20260101T000000Z-aaaaaaaa', 'journal.ndjson'))).toBe(true);
     });

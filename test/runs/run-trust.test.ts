@@ -130,7 +130,7 @@ describe('runs of another user, or in a directory others can write, are never us
     ]) {
       const run = await cli(argv, env);
       expect(run.code, argv.join(' ')).toBe(2);
-      expectCoded(run.stderr, 'E2200', runsDir, 'mode 1777');
+      expectCoded(run.stderr, 'E2400', runsDir, 'mode 1777');
       expect(run.stderr).toContain('chmod go-w');
     }
     expect(requests()).toBe(0);
@@ -319,7 +319,7 @@ describe('the built CLI on a shared runs dir', () => {
       CI: 'true',
     });
     expect(run.code).toBe(2);
-    expectCoded(run.stderr, 'E2200', runsDir, 'mode 1777');
+    expectCoded(run.stderr, 'E2400', runsDir, 'mode 1777');
     expect(requests()).toBe(0);
   });
 });
