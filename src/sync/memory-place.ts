@@ -173,6 +173,7 @@ export class ServiceCopy {
       const why = messageOf(error);
       throw new TargetError(
         `the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`,
+        { code: 'E3050' },
       );
     }
     this.startedAhead = true;

@@ -87,14 +87,16 @@ export class StateService {
     const undo =
       before === undefined ? this.remove(lockId, at).then(() => this.read(at)) : this.post(before, lockId, at);
     if ((await undo.catch(() => held)) === before) {
-      throw new TargetError(`${words}${before === undefined ? 'removed again' : 'what it held before is put back'})`);
+      throw new TargetError(`${words}${before === undefined ? 'removed again' : 'what it held before is put back'})`, {
+        code: 'E3050',
+      });
     }
     if (at !== this.address) {
       const left = await this.remove(lockId, at).then(
         () => 'removed, not put back',
         () => 'left there, damaged: delete it on the service',
       );
-      throw new TargetError(`${words}${left})`);
+      throw new TargetError(`${words}${left})`, { code: 'E3050' });
     }
     const file = join(await privateTempRoot(), `sync-memory-${Date.now()}.json`);
     await writeFile(file, text, { mode: 0o600, flag: 'wx' });
@@ -111,7 +113,7 @@ export class StateService {
   private async post(text: string, lockId: string | undefined, at: string): Promise<string | undefined> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
     const answer = await this.http.exchange('POST', withLockId(at, lockId), { text, type: 'application/json', md5 });
-    if (!took(answer)) throw this.failed('POST', answer, at);
+    if (!took(answer)) throw this.failed('POST', answer, at, 'E3050');
     const held = await this.read(at);
     // JSON the service re-encoded: its checksum says.
     const sum = jsonObject(text).sha256;
@@ -200,7 +202,8 @@ export class StateService {
     return this.http.close();
   }
 
-  private failed(what: string, answer: StateAnswer, at = this.address): TargetError {
+  /** `stored`: a write the service did not take (the memory not stored, E3050); else the service failed (E3000). */
+  private failed(what: string, answer: StateAnswer, at = this.address, stored?: 'E3050'): TargetError {
     const body = answer.text.trim().replace(/\s+/g, ' ').slice(0, 200);
     if (answer.status === 401 || answer.status === 403) {
       return new TargetError(
@@ -210,6 +213,7 @@ export class StateService {
     }
     return new TargetError(
       `the state service at ${at} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`,
+      { code: stored },
     );
   }
 }

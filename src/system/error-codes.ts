@@ -257,8 +257,8 @@ export const ERROR_CODES = {
   E3050: {
     title: 'run journal or memory not written',
     cause:
-      'The run journal or the sync memory could not be written (a full disk, a directory removed or not writable).',
-    fix: 'Free the disk or fix the directory named, then run again (or `examctl runs resume <id>`).',
+      'The run journal or the sync memory could not be written (a full disk, a directory removed or not writable), or the state service that keeps the memory did not store it (an error answered to its POST, or another document held after it).',
+    fix: 'Free the disk, fix the directory or the state service named, then run again (or `examctl runs resume <id>`); where the message names a file holding the memory, import it as it says.',
   },
   E3060: {
     title: 'input file changed during the run',

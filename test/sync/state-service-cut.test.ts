@@ -74,7 +74,7 @@ describe('a store the service keeps cut short', () => {
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
       // What became of the document sent twice, and that no record went.
-      expectCoded(cut.stderr, 'E3000', `${address}-intents-0`, 'POST', 'removed, not put back', 'nothing was sent');
+      expectCoded(cut.stderr, 'E3050', `${address}-intents-0`, 'POST', 'removed, not put back', 'nothing was sent');
       expect(server.states.has('/state/b-intents-0')).toBe(false);
       server.onRequest(undefined);
       await loads(dir, env);
@@ -112,7 +112,7 @@ describe('a store the service keeps cut short', () => {
       cutPosts('/state/w', 2);
       const twice = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
       expect(twice.code).toBe(3);
-      expectCoded(twice.stderr, 'E3000', address, 'POST', 'what it held before is put back');
+      expectCoded(twice.stderr, 'E3050', address, 'POST', 'what it held before is put back');
       await loads(dir, env);
       cutPosts('/state/w', 9);
       const always = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);

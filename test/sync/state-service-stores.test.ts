@@ -110,7 +110,7 @@ describe("the run's copy of the memory", () => {
       });
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expectCoded(cut.stderr, 'E3000', 'removed');
+      expectCoded(cut.stderr, 'E3050', 'removed');
       expect(
         server.states.get('/state/copy')!.length,
         JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length])),
@@ -168,7 +168,7 @@ describe('every store is read back', () => {
       server.fail('POST', 200, 2, '');
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expectCoded(run.stderr, 'E3000', address, `${address}-intents-0`, 'POST', 'removed again', 'nothing was sent');
+      expectCoded(run.stderr, 'E3050', address, `${address}-intents-0`, 'POST', 'removed again', 'nothing was sent');
       expect(
         JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some(
           (user: { ExternalId: string }) => user.ExternalId === 'vs-0',

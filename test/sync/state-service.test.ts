@@ -396,7 +396,7 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       server.fail('POST', 500, 3);
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expectCoded(run.stderr, 'E3000', address, 'before the requests');
+      expectCoded(run.stderr, 'E3050', address, 'before the requests');
       expect(run.stderr).toContain('nothing was sent');
       expect(
         JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some(
