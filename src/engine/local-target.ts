@@ -33,7 +33,9 @@ export async function loadWorldFile(file: string): Promise<World> {
     // 256 MiB: read whole, far below V8's longest string.
     bytes = await readShippedFile(file, 256 * 2 ** 20);
   } catch (error) {
-    throw new UsageError(`cannot read world file ${file}: ${cannotReadReason(error)}`, { cause: error });
+    // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as every input file's.
+    const code = (error as { code?: unknown } | null)?.code === 'ENOENT' ? 'E2101' : 'E2102';
+    throw new UsageError(`cannot read world file ${file}: ${cannotReadReason(error)}`, { cause: error, code });
   }
   // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.
   const text = decodeTextDocument(bytes, file);
