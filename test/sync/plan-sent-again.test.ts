@@ -5,7 +5,7 @@ import { examctlStep as examctl } from '../support/in-process.js';
 import { restoredStorePlace } from '../support/restored-store.js';
 
 /**
- * The plan of a night after the store was restored (docs/plan.md, "Items"; docs/sync.md, "Where the store stands"):
+ * The plan of a night after the store was restored (docs/plan.md, "The plan file"; docs/sync.md, "Where the store stands"):
  * a row the file did not change, sent again only because the restore undid what the memory records, carries the
  * real run's words in every view of the plan (text, --report CSV and page, the plan file), and the run that applies
  * the plan says the same. On the local store and through `local serve`.
