@@ -204,7 +204,7 @@ export class RecordDispatcher<P, R> {
         id: unit.id,
         status: 'ok',
         errors: [],
-        ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }),
+        ...((unit.plannedNote ?? unit.goesAgain) === undefined ? {} : { note: unit.plannedNote ?? unit.goesAgain }),
       };
       return entryOf(
         unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
@@ -219,7 +219,10 @@ export class RecordDispatcher<P, R> {
       const unnamed =
         this.options.callOptions.dryRun === true && this.job.withChosenId !== undefined && unit.id === null;
       return this.job.send(api, payload, this.options.callOptions).then(
-        (outcome) => this.answer(unit, payload, unnamed ? withoutId(outcome) : outcome),
+        (answer) => {
+          const outcome = goesAgain(unit, answer);
+          return this.answer(unit, payload, unnamed ? withoutId(outcome) : outcome);
+        },
         (error: unknown) => this.failed(unit, error),
       );
     }
@@ -256,7 +259,10 @@ export class RecordDispatcher<P, R> {
       // The sync memory's batch head, when it waits for one (SentMemory.headWatch).
       const watch = this.job.headWatch?.();
       const options = this.options.callOptions;
-      outcome = await this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch });
+      outcome = goesAgain(
+        unit,
+        await this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch }),
+      );
     } catch (error) {
       journal.unanswered(n, unit, error);
       const entry = this.failed(unit, error);
@@ -522,4 +528,13 @@ function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): Report
 function withoutId(outcome: Outcome): Outcome {
   const { id: _id, ...rest } = outcome;
   return rest;
+}
+
+/**
+ * An answer to a unit the sync memory sends again though the file did not change it: the memory's reason
+ * (Unit.goesAgain) is its note, unless it failed or the answer has a note of its own. The plan said the same.
+ */
+function goesAgain<P>(unit: Unit<P>, outcome: Outcome): Outcome {
+  if (unit.goesAgain === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
+  return { ...outcome, note: unit.goesAgain };
 }

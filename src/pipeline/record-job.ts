@@ -37,6 +37,11 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
    */
   plannedAction?: ItemAction;
   plannedNote?: string;
+  /**
+   * Why it goes though the file did not change it, as the sync memory judged it (sent-memory.ts, goingAgain): its
+   * note in the plan and once answered, unless the answer has one.
+   */
+  goesAgain?: string;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
   membership?: Pick<ReportItem, 'removed' | 'joined' | 'moved'>;
   /**

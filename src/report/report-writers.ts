@@ -815,7 +815,8 @@ function planLine(action: PlanAction, item: ReportItem): string {
       // Without an id of its own, examctl names it when the real run sends it (docs/plan.md, "Ids").
       return item.id === null ? `+ ${item.source.file}:${item.source.line} (id chosen when sent)` : `+ ${id}${fields}`;
     case 'update':
-      return `~ ${id}${fields}`;
+      // Its note: why it goes (a row sent again after a restore says so; docs/sync.md, "The plan").
+      return `~ ${id}${fields}${item.note === undefined ? '' : `: ${item.note}`}`;
     case 'enable':
       return `~ ${id} (enable login)`;
     case 'disable':

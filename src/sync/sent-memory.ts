@@ -334,12 +334,11 @@ export abstract class SentMemory<P> {
     const own = newest?.heads ?? [];
     // A population without heads of its own (its first night): another's newest tell only whether the store is another.
     const seen = own.length > 0 ? own : newestHeads(this.memory!.populations());
-    const { store, found: judged } = await standingOf(
-      resolved,
-      seen,
-      this.memory!.instance,
-      this.flags.dryRun !== true && seen.length > 0,
-    );
+    // A dry run asks too where it has the token: the heads seen there say it is a store that tells one (`local serve`;
+    // the platform tells none), and the read sends nothing, so the plan is what the real run does.
+    const ask =
+      seen.length > 0 && (this.flags.dryRun !== true || (resolved.kind === 'remote' && !!resolved.tokenSource));
+    const { store, found: judged } = await standingOf(resolved, seen, this.memory!.instance, ask);
     this.head = store?.head;
     // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken
     // during it would be taken to hold all it acknowledged (store-standing.ts, "ahead" of its start head).
@@ -580,12 +579,13 @@ export abstract class SentMemory<P> {
       ? this.memory?.entries.peek(unit.id)
       : undefined,
   ): Unit<P> {
-    if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
+    if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok)
+      return this.goingAgain(unit);
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {
       // Sent: its digest is kept for when it is acknowledged (an unchanged unit's never is: no entry for it).
       this.digests.set(unit.prepared.value as object, digest);
-      return unit;
+      return this.goingAgain(unit, digest);
     }
     return { ...unit, unsent: this.unsentSince(entry.run) };
   }
@@ -705,8 +705,7 @@ export abstract class SentMemory<P> {
   }
 
   /** A remote answer's action, from the memory as it was before (docs/sync.md, "Created or updated"). */
-  answered(payload: P, id: string | null, given: Outcome): Outcome {
-    const outcome = this.goneAgain.size === 0 ? given : this.sentAgainWhy(payload, id, given);
+  answered(payload: P, id: string | null, outcome: Outcome): Outcome {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before. Acknowledged to an
@@ -727,14 +726,15 @@ export abstract class SentMemory<P> {
   }
 
   /**
-   * A row the file did not change, sent only because the store's standing took back its acknowledgement
-   * (docs/sync.md, "Where the store stands"): its note says so, so the report tells it from a changed row.
+   * A unit the file did not change, sent only because the store's standing took back its acknowledgement
+   * (docs/sync.md, "Where the store stands"): judged here, so the plan and the answer say so alike and the report
+   * tells it from a changed row. `digest`: the unit's, where known.
    */
-  private sentAgainWhy(payload: P, id: string | null, outcome: Outcome): Outcome {
-    const gone = id === null ? undefined : this.goneAgain.get(id);
-    if (gone === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
-    if (gone.digest !== this.digestOf(payload)) return outcome;
-    return { ...outcome, note: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
+  protected goingAgain(unit: Unit<P>, digest?: string): Unit<P> {
+    const gone = unit.id === null ? undefined : this.goneAgain.get(unit.id);
+    if (gone === undefined || !unit.prepared.ok || gone.digest !== (digest ?? this.digestOf(unit.prepared.value)))
+      return unit;
+    return { ...unit, goesAgain: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
   }
 
   /**

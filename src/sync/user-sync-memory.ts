@@ -454,7 +454,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           moved: MEMBERSHIPS,
         },
       };
-    const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+    const judged =
+      value !== given ? this.goingAgain(next) : super.unit(next, this.flags.changedOnly ? entry : undefined);
     const sent = judged.unsent === undefined || this.holds(unit.id, judged.unsent.since) ? judged : next;
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
@@ -618,7 +619,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           changes: DISABLE_LOGIN,
         };
         if (withdrawn !== undefined) unit.unsent = { note: withdrawn.why, action: 'left' };
-        return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
+        const judged = withdrawn === undefined ? this.goingAgain(unit) : unit;
+        return this.table === undefined ? judged : { ...judged, rows: [leaverRow(this.table, payload)] };
       });
     }
   }
