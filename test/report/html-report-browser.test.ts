@@ -81,6 +81,10 @@ describe('the HTML page in Chromium', () => {
       'LastName Haddad-Jones\nPassword withheld',
     ]);
     expect(updates[1]![2]).toBe('Email not known');
+    // Why a row the file did not change goes again (a store restored), where the officer reads the row.
+    expect(updates[1]![4]).toContain('run 20261128-0102-ab12');
+    expect(updates[1]![4]).toContain('the store was restored');
+    expect(await page.locator('section#update tbody tr').nth(1).locator('td').nth(4).isVisible()).toBe(true);
     expect((await tableRows(page, 'disable'))[0]![3]).toBe('disable login');
     await page.close();
   });

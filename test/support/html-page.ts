@@ -79,6 +79,8 @@ export const PLAN_ITEMS: readonly ReportItem[] = [
     errors: [],
     action: 'updated',
     changes: [{ field: 'Email', known: false, after: 'ben@example.test' }],
+    // A row the file did not change, sent again after a store restore: the plan says why (docs/sync.md, "The plan").
+    note: 'sent again: run 20261128-0102-ab12 acknowledged it, and the store was restored to before that',
   },
   {
     source: row(6),
