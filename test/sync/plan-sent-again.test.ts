@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { restoredStorePlace } from '../support/restored-store.js';
+import { expectCoded } from '../support/coded-message.js';
 
 /**
  * The plan of a night after the store was restored (docs/plan.md, "The plan file"; docs/sync.md, "Where the store stands"):
@@ -88,5 +89,14 @@ describe('the plan of a night after a restore says why a row the file did not ch
   it('through local serve', async () => {
     await place.serve();
     await restoredNight(served);
+    // A served store that does not answer its head stops the dry run: its plan could not say what the store lost.
+    await place.close();
+    const down = await examctl(
+      ['user', 'sync', '--changed-only', '--file', 'users.csv', '--dry-run', ...served()],
+      place.dir,
+      place.env,
+    );
+    expect(down.code, down.stderr).toBe(3);
+    expectCoded(down.stderr, 'E3002', `127.0.0.1:${place.port}`, '/examctl/store');
   });
 });
