@@ -120,6 +120,7 @@ export class RecordSource {
 const lostAnswer = (file: string, line: number, run: string): UsageError =>
   new UsageError(
     `${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`,
+    { code: 'E2111' },
   );
 
 /**

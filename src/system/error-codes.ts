@@ -90,6 +90,12 @@ export const ERROR_CODES = {
       'The input is readable but the run refuses what it holds (a PIN withheld from the report with no `--pin` to give it). The run still writes its reports, every item skipped.',
     fix: 'Do what the message asks (give `--pin`, or drop the column), then run again.',
   },
+  E2111: {
+    title: 'a lost create fed back',
+    cause:
+      'A row of a run report given with `--only-failed` is a create whose answer its run lost, under an id examctl chose: it may have been made, and sending it as a new row would make a second one. Nothing was sent.',
+    fix: '`examctl runs resume <run>` (the run the message names) finds whether it was made and sends it at most once (docs/runs.md).',
+  },
   E2200: {
     title: 'run journal unusable',
     cause:

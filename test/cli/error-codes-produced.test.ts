@@ -27,6 +27,10 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2101: ['test/cli/error-codes.test.ts', "toEqual(['E2101', 'E2101'])"],
   E2102: ['test/cli/error-codes.test.ts', "'E2102',"],
   E2110: ['test/cli/pin-withheld.test.ts', '/^examctl: E2110: \\S*r\\.csv:3: Pin holds "withheld" on lines 3, 4 /m'],
+  E2111: [
+    'test/durability/chosen-id.test.ts',
+    "expectCoded(retry.stderr, 'E2111', 'r.csv:2: ', `run ${id} `, '--only-failed', `examctl runs resume ${id}`)",
+  ],
   E2200: ['test/cli/error-codes.test.ts', "toEqual(['E2200', 'E2200'])"],
   E2201: ['test/cli/error-codes.test.ts', "toEqual(['E2201', 'E2201'])"],
   E2202: ['test/sync/later-run-resume.test.ts', "expectCoded(refused.stderr, 'E2202', 'user sync', newerRun);"],

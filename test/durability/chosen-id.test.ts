@@ -163,7 +163,7 @@ describe('the report loop after such a kill (trial35 F06)', () => {
     expect(row).toMatch(/^Physics,unknown,9026,"?sent \(or about to be\) when the run stopped/);
     const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
     expect(retry.code, retry.stderr).toBe(2);
-    expectCoded(retry.stderr, 'E2000', 'r.csv:2: ', `run ${id} `, '--only-failed', `examctl runs resume ${id}`);
+    expectCoded(retry.stderr, 'E2111', 'r.csv:2: ', `run ${id} `, '--only-failed', `examctl runs resume ${id}`);
     expect(collections).toEqual([chosenId(id, 0)]);
     const resumed = await examctl(
       ['--base-url', server.url, '--allow-insecure-http', '--yes', 'runs', 'resume'],
@@ -186,7 +186,7 @@ describe('the report loop after such a kill (trial35 F06)', () => {
     const id = report.trim().split(',').at(-1)!;
     const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
     expect(retry.code, retry.stderr).toBe(2);
-    expectCoded(retry.stderr, 'E2000', 'r.csv:2:', `run ${id}`);
+    expectCoded(retry.stderr, 'E2111', 'r.csv:2:', `run ${id}`);
     expect(collections).toEqual([chosenId(id, 0)]);
     writeFileSync(join(dir, 'r.csv'), report.replace(',unknown,', ',failed,'));
     const anew = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);

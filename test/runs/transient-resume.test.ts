@@ -173,7 +173,7 @@ describe('a create under the id examctl chose, its answer lost (trial35 F06)', (
           [...remote(failing), 'collection', 'add', '--file', report, '--only-failed'],
           env,
         );
-        expectCoded(retry.stderr, 'E2000', `${report}:2: `, `run ${id} `, '--only-failed', `examctl runs resume ${id}`);
+        expectCoded(retry.stderr, 'E2111', `${report}:2: `, `run ${id} `, '--only-failed', `examctl runs resume ${id}`);
         expect(retry.stderr).toContain(
           `${report}:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`,
         );
@@ -231,7 +231,7 @@ describe("a retry's create whose answer was lost, its report fed back (trial38 F
     try {
       const refused = await examctl(dir, [...remote(healthy), ...flags, '--file', 'r2.csv', '--only-failed'], env);
       expect(refused.code, refused.stderr).toBe(2);
-      expectCoded(refused.stderr, 'E2000', 'r2.csv:2: ', `run ${run} `, '--only-failed', `examctl runs resume ${run}`);
+      expectCoded(refused.stderr, 'E2111', 'r2.csv:2: ', `run ${run} `, '--only-failed', `examctl runs resume ${run}`);
       expect(
         (await examctl(dir, ['--base-url', healthy.url, '--yes', '--no-input', 'runs', 'resume', run], env)).code,
       ).toBe(0);
