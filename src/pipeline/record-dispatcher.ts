@@ -199,12 +199,13 @@ export class RecordDispatcher<P, R> {
     }
     const api = this.api;
     if (api === null) {
+      const note = unit.plannedNote ?? unit.goesAgain;
       const item: ReportItem = {
         source: unit.source,
         id: unit.id,
         status: 'ok',
         errors: [],
-        ...((unit.plannedNote ?? unit.goesAgain) === undefined ? {} : { note: unit.plannedNote ?? unit.goesAgain }),
+        ...(note === undefined ? {} : { note }),
       };
       return entryOf(
         unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
