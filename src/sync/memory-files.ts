@@ -295,14 +295,6 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
   return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
-/**
- * Whether a local store's memory is of another store than its path holds now: not used by it (a store gone may have
- * moved: docs/sync.md).
- */
-export async function ofAnotherStore(contents: MemoryContents): Promise<boolean> {
-  return (await heldBy([contents], contents.target)) === false;
-}
-
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;
 
