@@ -85,7 +85,7 @@ export interface MemoryEntry {
   population?: string;
   /** The attempt that acknowledged it (store-standing.ts, SeenHead); absent: before heads were recorded. */
   acked?: string;
-  /** Collections: each field but ExternalId as canonical JSON (docs/sync.md, "Collections"); schedules: each set, ''. */
+  /** Collections: each field but ExternalId, canonical JSON (docs/sync.md, "Collections"); schedules: each set, ''. */
   fields?: Record<string, string>;
 }
 

@@ -201,7 +201,7 @@ export class ServiceCopy {
       await mkdir(dir, { mode: 0o700 });
       await writeFile(join(syncDir, COPY_MARK), '', { mode: 0o600, flag: 'wx' });
       const pushed = new Map<SyncKind, Mark>();
-      // What a run that never stored its end wrote ahead is folded in, intents tentative (docs/sync.md, "Written ahead").
+      // What a run that never stored its end wrote ahead is folded in, tentative (docs/sync.md, "Written ahead").
       const folded = held.folded;
       if (folded !== undefined)
         options.onNote?.(

@@ -292,7 +292,7 @@ export abstract class SentMemory<P> {
     }
   }
 
-  /** Where the store stands against this population's heads (docs/sync.md, "Where the store stands"): its losses go again. */
+  /** Where the store stands against this population's heads (docs/sync.md, "Where the store stands"). */
   private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
     const own = newest?.heads ?? [];
     // A population without heads of its own (its first night): another's newest tell only whether the store is another.

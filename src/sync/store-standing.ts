@@ -27,7 +27,7 @@ function tagParts(tag: string): [attempt: string, batch: number] {
   return dot < 0 ? [tag, 0] : [tag.slice(0, dot), Number.parseInt(tag.slice(dot + 1), 36)];
 }
 
-/** Whether an entry acknowledged under `acked` is undone: a tag undoes what its attempt acknowledged from its batch on. */
+/** Whether an entry acknowledged under `acked` is undone: a tag undoes its attempt's from its batch on. */
 export function undoneBy(undone: Iterable<string>): (acked: string | undefined) => boolean {
   const from = new Map<string, number>();
   for (const tag of undone) {
@@ -107,7 +107,7 @@ export function memoryStanding(
   return ofOther ? { is: 'other', instance } : standing(seen, store);
 }
 
-/** Which entries go again, by id and acknowledging tag (none: all stand); one in flight at its batch head goes: safe. */
+/** Which entries go again, by id and acknowledging tag (none: all stand); one in flight at a batch head goes: safe. */
 export function sentAgain(
   found: Standing,
   collection: string,
