@@ -44,7 +44,7 @@ interface ImportOptions {
   env: Env;
 }
 
-/** Reads and checks a document for `target` (every entry parsed), then replaces the memory at `place` under its lock. */
+/** Reads and checks a document for `target` (every entry parsed), then replaces the memory at `place`, locked. */
 export async function importMemory(
   place: MemoryPlace,
   target: ReportTarget,

@@ -50,7 +50,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
 /** Fields a memory entry keeps apart (`f`, `l`, `m`, links) or never (the password), so not in MemoryEntry.sent. */
 const KEPT_APART = new Set(['ExternalId', 'FirstName', 'LastName', 'Email', SECRET, 'Hierarchies']);
 
-/** MemoryEntry.sent after `sent` was acknowledged: its other fields over those before (one left out keeps its value). */
+/** MemoryEntry.sent after `sent` was acknowledged: its fields over those before (one left out keeps its value). */
 export function sentFields(
   sent: UserRequest,
   before: Readonly<Record<string, unknown>> | undefined,
