@@ -177,9 +177,6 @@ function judgeMemoryFile(file: string, stat: Stats): void {
   if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
 }
 
-/** What a first read of a memory's head takes: its header line (a target and an instance) fits many times over. */
-const HEAD_READ = 4096;
-
 /** A memory file's header line (at most `limit` bytes), undefined without a file: sync, as a scan reads many. */
 export function readMemoryHead(file: string, limit: number): Buffer | undefined {
   let fd: number;
@@ -193,14 +190,9 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
   }
   try {
     judgeMemoryFile(file, fstatSync(fd));
-    let bytes = Buffer.alloc(Math.min(limit, HEAD_READ));
-    let read = readSync(fd, bytes, 0, bytes.length, 0);
-    if (read === bytes.length && !bytes.includes(0x0a) && limit > bytes.length) {
-      bytes = Buffer.alloc(limit);
-      read = readSync(fd, bytes, 0, limit, 0);
-    }
-    const end = bytes.subarray(0, read).indexOf(0x0a);
-    return bytes.subarray(0, end + 1);
+    const bytes = Buffer.alloc(limit);
+    const read = readSync(fd, bytes, 0, limit, 0);
+    return bytes.subarray(0, bytes.subarray(0, read).indexOf(0x0a) + 1);
   } finally {
     closeSync(fd);
   }
