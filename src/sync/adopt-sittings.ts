@@ -1,8 +1,6 @@
 /**
- * `synced adopt` and `adopt-schedules` on a local store (docs/sync.md, "When the memory is lost"):
- * a user or schedule it does not hold or holds with other values than the file's, or candidates it
- * does not register, are not adopted (each named, exit 1): recorded, the next `--changed-only` run
- * would never send them. A remote target cannot tell.
+ * Adoption on a local store (docs/sync.md, "When the memory is lost"): what it does not hold as the file gives it is
+ * not adopted (each named, exit 1): recorded, `--changed-only` would never send it. A remote target cannot tell.
  */
 import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
@@ -25,11 +23,7 @@ const FIELDS_NAMED = 3;
 /** What a local store's user record is read through. */
 type UserDirectory = Pick<LocalDirectory, 'storedUserOf' | 'membershipsOf'>;
 
-/**
- * The fields `user`, sent as it is, would change on the local store (userChanges against the store's whole record: a
- * field it leaves out keeps its value); null when the store does not hold the user. Never the password: the store
- * keeps no value to compare it with.
- */
+/** The fields `user` would change on the local store (null: not held); never the password (no value to compare). */
 function fieldsNotHeld(directory: UserDirectory, user: UserRequest): string[] | null {
   const held = storedBefore(directory.storedUserOf(user.ExternalId), directory.membershipsOf(user.ExternalId));
   if (held === undefined) return null;
@@ -50,10 +44,7 @@ export function storeHoldsSchedule(
   return compared !== null && 'changed' in compared && compared.changed.length === 0;
 }
 
-/**
- * `synced adopt`'s entryOf, checked against the local store's `directory` (null: a remote target, not
- * checked): a user it does not hold, or (`compare`) holds with other values, is not adopted.
- */
+/** `synced adopt`'s entryOf, checked against a local store's `directory` (null: remote, not checked). */
 export function usersOnStore(
   entryOf: EntryOf<UserRequest>,
   directory: UserDirectory | null,
@@ -85,9 +76,8 @@ function otherValues(fields: readonly string[], given: string, sender: string): 
 }
 
 /**
- * scheduleEntryOf, checked against the local store's `directory` (null: a remote target, not checked): a schedule
- * it does not hold, or holds with candidates missing or other values (LocalDirectory.scheduleChanges: what the next
- * `schedule push --upsert` would change), is not adopted.
+ * scheduleEntryOf, checked against a local store's `directory` (null: remote): a schedule with candidates missing or
+ * values that the next `schedule push --upsert` would change (LocalDirectory.scheduleChanges) is not adopted.
  */
 export function sittingsOnStore(
   directory: Pick<LocalDirectory, 'scheduleLinks' | 'scheduleChanges'> | null,

@@ -1,8 +1,4 @@
-/**
- * `synced adopt`: a file's valid rows recorded in the sync memory as sent and acknowledged, exactly
- * as a real run of that file would have left it, sending nothing (docs/sync.md, "When the memory
- * is lost", "Rebuild it").
- */
+/** `synced adopt`: a file's valid rows recorded as a real run would, sending nothing (docs/sync.md, "Rebuild it"). */
 import { ErrorCode } from '../domain/codes.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -38,11 +34,7 @@ export interface Adoption {
   distrusted: { id: string; entry: MemoryEntry }[];
 }
 
-/**
- * The entries a file's units make, nothing recorded yet (the whole file is read first: a file
- * that fails to read is exit 2 with the memory untouched). `entryOf` gives a valid unit's entry,
- * or the problem that keeps it out.
- */
+/** The entries a file's units make, read whole before anything is recorded (a file failing leaves the memory as is). */
 async function adoptionOf<P>(
   { units, entryOf }: AdoptInput<P>,
   memory: Pick<MemoryEntries, 'get'>,
@@ -60,15 +52,13 @@ async function adoptionOf<P>(
       const entry = entryOf(unit.prepared.value, before);
       if ('message' in entry) {
         adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
-        // An entry the memory holds for it (an earlier --file's, or from before) would leave it out as
-        // unchanged: cleared, it goes the next night.
+        // An entry the memory holds would leave it out as unchanged: cleared, it goes the next night.
         if (entry.code === ErrorCode.NotOnLocalStore && before !== undefined && before.digest !== '')
           adoption.distrusted.push({ id: unit.id!, entry: distrusted(before) });
       } else if (unit.id === null)
         adoption.refused.push({ source: unit.source, id: null, problems: [nothing('', 'no id to remember it by')] });
       else {
-        // Who was created when, as a run of this file would record it (stale-input.ts): a user new to
-        // the memory joined with this adoption, one it knew keeps its creator; a tentative row joined by no run yet.
+        // Joined as a run of this file would record it (stale-input.ts); a tentative row by no run yet.
         const joined = !joins || entry.tentative === true ? {} : joinedOf(before, run);
         adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run, ...joined }, before });
       }
@@ -80,25 +70,16 @@ async function adoptionOf<P>(
 /** A row with nothing to adopt (9xxx NothingToAdopt), `field` naming why. */
 const nothing = (field: string, message: string): Problem => ({ field, code: ErrorCode.NothingToAdopt, message });
 
-/**
- * What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an
- * entry.
- */
+/** What an adoption reads: the file's units, and how a valid one becomes an entry. */
 export interface AdoptInput<P> {
   population: string | undefined;
   units: AsyncIterable<readonly Unit<P>[]>;
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
-  /**
-   * The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (replayed-file.ts).
-   */
+  /** The file's SHA-256, recorded: that file again tonight is not an old one (replayed-file.ts). */
   digest?: string | undefined;
 }
 
-/**
- * Adopts a file into the memory of `kind` where `--sync-dir` / EXAMCTL_SYNC_DIR keeps it, under
- * the memory's lock (a run holding it: exit 3 after the wait); a dry run reads the memory only and
- * records nothing. A local store that does not exist is refused: nothing was sent to it.
- */
+/** Adopts a file into the memory of `kind`, under its lock; a dry run records nothing; no local store: refused. */
 export async function adoptFile<P>(
   kind: SyncKind,
   input: AdoptInput<P>,
@@ -143,10 +124,8 @@ export async function adoptFile<P>(
 }
 
 /**
- * `user sync`'s units for an adoption, and each valid row's entry as `keptBeside` records the
- * file's request acknowledged (no link pruned), keeping what the file cannot say (a leaver examctl
- * disabled). `tentative` (docs/sync.md, "When the memory is lost"): each row as a request cut short
- * leaves it (`intentOf`): digests cleared, links added, an id not known before tentative.
+ * `user sync`'s units for an adoption, each entry as `keptBeside` records it (a leaver stays disabled).
+ * `tentative` (docs/sync.md, "When the memory is lost"): each row as a request cut short leaves it.
  */
 export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,
@@ -182,10 +161,7 @@ export async function userAdoption(
   };
 }
 
-/**
- * `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has
- * nothing to adopt.
- */
+/** `schedule push`'s entry of an adopted schedule (one without ScheduleExtId has nothing to adopt). */
 export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
   const id = payload.request.Schedule.ScheduleExtId;
   if (typeof id !== 'string' || id === '')

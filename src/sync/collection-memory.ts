@@ -1,7 +1,4 @@
-/**
- * `collection add`'s sync memory: the fields of each collection examctl sent a target, so that
- * `--existing ok` can tell its own collection from another on an 810 (docs/sync.md, "Collections").
- */
+/** `collection add`'s sync memory: each collection's fields, so `--existing ok` tells its own on an 810. */
 import type { CollectionRequest } from '../domain/types.js';
 import { ErrorCode } from '../domain/codes.js';
 import type { Outcome } from '../pipeline/record-job.js';
@@ -38,12 +35,8 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
   }
 
   /**
-   * Before a collection's request goes, for one the memory holds nothing of: the fields it sends
-   * (digest cleared: not acknowledged), so a retry after a lost answer can tell the collection this
-   * request made (docs/sync.md, "A request cut short"). Tentative, as a joiner's: a refusal of the
-   * same request later (a resume's) says it was never made, and it is forgotten. An entry the memory
-   * holds is never replaced by an intent: a collection cannot be updated, so what was acknowledged is
-   * what the target has.
+   * For a collection unknown to the memory, its fields before the request goes, tentative (docs/sync.md, "A request
+   * cut short"). A known entry is never replaced: a collection cannot be updated.
    */
   protected override intentOf(
     payload: CollectionRequest,
@@ -53,11 +46,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     return entry === undefined ? { digest: '', run, fields: collectionFields(payload), tentative: true } : undefined;
   }
 
-  /**
-   * --existing ok (docs/sync.md, "Collections"): an 810 (the ExternalId used already) for a collection
-   * examctl sent this target with the same fields is ok, `unchanged`; any other 810 fails, saying why.
-   * Without the flag, or any other answer, the outcome as it was.
-   */
+  /** --existing ok (docs/sync.md, "Collections"): an 810 for a collection examctl sent with these fields is ok. */
   existing(payload: CollectionRequest, outcome: Outcome, existing: 'fail' | 'ok'): Outcome {
     if (
       existing !== 'ok' ||
@@ -80,8 +69,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
           `Check it on the platform: if examctl made it (its memory lost), ${adopt}; if not, give this one another ExternalId`,
       );
     }
-    // Sent, its answer lost (an intent): that request may never have gone out, or been refused
-    // because the id was someone else's already. Whose collection it is, and its fields, unknown.
+    // An intent (its answer lost): whose collection it is, and its fields, are unknown.
     if (entry.digest === '') {
       return failed(
         `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} with no definite answer, so it cannot tell whether its request made it ` +

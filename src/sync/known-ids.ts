@@ -1,8 +1,4 @@
-/**
- * What examctl can tell of a record's id before sending it: whether the target has it already, for
- * a remote answer's action (`rememberedAction`) and --only-new / --only-existing (`KnownIds`):
- * docs/sync.md, "Created or updated" and "New and existing".
- */
+/** Whether the target has a record's id already (docs/sync.md, "Created or updated", "New and existing"). */
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { describeTarget } from '../report/report-writers.js';
@@ -26,11 +22,7 @@ export function onlyFlag(only: OnlyWhich): string {
   return only === 'new' ? '--only-new' : '--only-existing';
 }
 
-/**
- * The action of an ok answer that does not say (a remote one), as the target's memory tells it
- * before the request went (docs/sync.md, "Created or updated"; `heldAny`: a memory of that target
- * and of this run's population); undefined: the run says `sent`.
- */
+/** A remote ok answer's action, as the memory told it before (`heldAny`: it knows this population). */
 export function rememberedAction(
   entry: Pick<MemoryEntry, 'tentative'> | undefined,
   heldAny: boolean,

@@ -1,8 +1,4 @@
-/**
- * Ids whose leading zeros a spreadsheet dropped, the two checks made before anything is sent and
- * `--really-new-ids`: docs/input-formats.md, "Leading zeros". `LostZerosRule` is the one rule each
- * such command passes its input through, every kind of id it gives checked the same way.
- */
+/** Ids whose leading zeros a spreadsheet dropped, checked before anything is sent (docs/input-formats.md). */
 import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
@@ -18,15 +14,11 @@ const EXACT_DIGITS = 15;
 const ONLY_DIGITS = /^\d+$/;
 /** How many lines the refusal names before it counts. */
 const NAMED_LINES = 3;
-/** The advice closing a refusal. */
 const KEEP_AS_TEXT = 'Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are ';
 
-/**
- * A key's entry, packed in one number: the first line it was met on, and that line's count of leading zeros (up to 15).
- */
+/** A key's entry packed in one number: the first line it was met on, and its leading zeros (up to 15). */
 const LINE_UNIT = 16;
 
-/** The flag that says ids alike but for their leading zeros are really other users. */
 const REALLY_NEW_IDS = '--really-new-ids';
 
 interface Twin {
@@ -59,9 +51,7 @@ function refusal(says: string, named: readonly string[], why: string, really: st
 class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
-  /**
-   * Rows whose id another row gives with other leading zeros: line -> that other row (any: the units are then checked).
-   */
+  /** Rows whose id another row gives with other leading zeros: line -> that other row. */
   readonly pairs = new Map<number, { id: string; line: number }>();
   /** The same pairs, each once, in the order found (`settle`). */
   private readonly pairList: {
@@ -75,7 +65,6 @@ class LostZeros {
 
   constructor(readonly kind: ZeroKind) {}
 
-  /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
     if (!ONLY_DIGITS.test(id)) return;
     const zeros = leadingZeros(id);
@@ -100,9 +89,7 @@ class LostZeros {
     this.compare(id, place);
   }
 
-  /**
-   * A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair).
-   */
+  /** A new id the memory holds with leading zeros: kept to refuse the run (unless a pair of the file). */
   private compare(id: string, place: { file: string; line: number }): void {
     const memory = this.kind.memory;
     if (memory === undefined || this.twinIds.has(id) || memory.peek(id) !== undefined) return;
@@ -172,9 +159,8 @@ export interface ZeroKind {
 }
 
 /**
- * The one leading-zeros rule, made before anything is sent: each record of the file is `add`ed
- * (every kind of id it gives), then `settle` refuses the run for a new id remembered with its
- * zeros, and for a pair where a unit is many rows; any other pair fails both its rows (`problemAt`).
+ * The one leading-zeros rule: each record is `add`ed, then `settle` refuses the run for a new id remembered with
+ * zeros, or a pair where a unit is many rows; any other pair fails both its rows (`problemAt`).
  */
 export class LostZerosRule {
   private readonly guards: LostZeros[];

@@ -1,7 +1,6 @@
 /**
- * Joiners, movers, leavers (docs/sync.md, "Movers: --prune-memberships"): what a user's request must
- * add so the platform drops the links examctl sent that the file no longer gives. Pure. A link is
- * kept structured, its id and flags apart (why: docs/sync.md, "The sync memory").
+ * Movers (docs/sync.md, "Movers: --prune-memberships"): what a request must add so the platform drops the links
+ * examctl sent that the file no longer gives. Pure. Links keep id and flags apart (docs/sync.md, "The sync memory").
  */
 import { HIERARCHY_CELL_FLAGS, hierarchyEntryCell } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
@@ -37,10 +36,7 @@ function formatLinks(map: Links): ManagedLink[] {
   return out.sort(byKey);
 }
 
-/**
- * `flags` as a request's link leaves them: a flag sent true gained, one sent false revoked (unless `maybe`: only
- * gains).
- */
+/** `flags` as a request's link leaves them: true gained, false revoked (`maybe`: gains only). */
 function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = false): Set<FlagField> {
   for (const [, field] of FLAGS) {
     if (link[field] === true) flags.add(field);
@@ -73,10 +69,7 @@ export function readLinks(h: unknown): ManagedLink[] | undefined {
   return links;
 }
 
-/**
- * A user's `k` once its links went from `before` to `after`: each link examctl deleted (as
- * `[id, []]`) or flags it revoked, until given again; the 16 newest (docs/sync.md, "Drift").
- */
+/** A user's `k` from `before` to `after`: links deleted or flags revoked, the 16 newest (docs/sync.md, "Drift"). */
 export function prunedAfter(
   before: readonly ManagedLink[] = [],
   after: readonly ManagedLink[] | undefined,
@@ -99,11 +92,7 @@ export function prunableLinks(
   return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
-/**
- * On a local store, of `links`, those it holds: each link with the flags it holds true. A link or
- * flag gone there (pruned before the point a restore went back to) is neither deleted nor reported
- * removed; `memberships` null (no such user): none.
- */
+/** Of `links`, those a local store holds, with the flags it holds true: one gone there is not deleted again. */
 export function linksStoreHolds(
   links: readonly ManagedLink[] | undefined,
   memberships: readonly unknown[] | null,
@@ -123,10 +112,8 @@ function isMembership(entry: unknown): entry is HierarchyMembership {
 }
 
 /**
- * The links examctl manages after the target acknowledged `sent` (a request's Hierarchies):
- * an UPSERT adds the link (a flag sent true is kept, one sent false dropped, one not sent left
- * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged. `maybe`:
- * `sent` went out with no answer: only what it adds is added (docs/sync.md, "A request cut short").
+ * The links examctl manages after the target acknowledged `sent` (Hierarchies): an UPSERT adds (flags as
+ * applyFlags), a DELETE removes. `maybe`: no answer, only additions (docs/sync.md, "A request cut short").
  */
 export function linksAfter(
   previous: readonly ManagedLink[] | undefined,
@@ -162,10 +149,8 @@ interface Prune {
 }
 
 /**
- * The prune of one user: undefined when nothing examctl sent is lost. `given`: whether the
- * input states this user's memberships at all (a CSV with a Hierarchies column, an empty cell
- * included; a JSON record with a Hierarchies key): without it nothing is pruned. Links and
- * flags examctl never sent are never touched; an entry the file deletes itself is the file's.
+ * The prune of one user (undefined: nothing examctl sent is lost). `given`: the input states its memberships (a
+ * Hierarchies column or key), else nothing is pruned. What examctl never sent is never touched.
  */
 export function pruneOf(
   links: readonly ManagedLink[] | undefined,
@@ -217,10 +202,7 @@ export function pruneOf(
   };
 }
 
-/**
- * How many of a user's managed links or flags the input's Hierarchies value (as read, before
- * validation: a CSV cell already coerced, or a JSON value) would remove: the --max-prune count.
- */
+/** How many managed links or flags the input's Hierarchies value (before validation) removes: --max-prune's count. */
 export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchies: unknown): number {
   // A value that is not a list fails validation: that user is not sent, so loses nothing.
   if (hierarchies !== undefined && !Array.isArray(hierarchies)) return 0;
@@ -257,11 +239,8 @@ export interface MembershipChange {
 }
 
 /**
- * The links a request's Hierarchies changes (docs/plan.md, "Before and after"): a link joined, a
- * link deleted, a flag gained or revoked; a link it leaves as it was is not listed. `held`: the
- * memberships known before (a store record's Hierarchies, or the memory's links); `whole`: a link
- * `held` lacks is known absent (the local store's record), else not known. A flag a request leaves
- * out keeps its value, as the platform keeps it. Undefined when nothing changes.
+ * The links a request's Hierarchies changes (docs/plan.md, "Before and after"); undefined: none. `held`: the
+ * memberships known before; `whole`: a link `held` lacks is known absent (a local store's record).
  */
 export function membershipChange(held: unknown, whole: boolean, sent: unknown): MembershipChange | undefined {
   if (!Array.isArray(sent)) return undefined;

@@ -29,10 +29,7 @@ export type OnWait = (message: string) => void;
 const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string =>
   `waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`;
 
-/**
- * The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed
- * mid-create) is none, removed when `remove`.
- */
+/** The holder of a LOCK or marker at `path` while it lives; a stale one is none, removed when `remove`. */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
   const found = await lockHolder(path);
   if (found === undefined || found.live) return found?.holder;
@@ -107,10 +104,7 @@ export class FeedingMarker {
   }
 }
 
-/**
- * The memory's LOCK for a run that decides from it, taken only while no live run feeds it:
- * waits for both (at most `timeoutMs`), then refuses with exit 3 naming the other run.
- */
+/** The LOCK of a run that decides, taken while no live run feeds: waits up to `timeoutMs`, then exit 3. */
 export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: OnWait): Promise<StoreLock> {
   const deadline = Date.now() + timeoutMs;
   let waited = false;
@@ -153,10 +147,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
-/**
- * Refuses (exit 2) a sync directory or memory directory another user owns or can write. Missing ones are judged by
- * where they would be made.
- */
+/** Refuses (exit 2) a sync or memory directory another user owns or can write (missing: where it would be made). */
 export async function assertTrustedMemoryDir(syncDir: string, dir: string): Promise<void> {
   const context = currentTrustContext();
   await assertDirectoryTrusted('the sync directory', syncDir, context);
@@ -186,13 +177,7 @@ function judgeMemoryFile(file: string, stat: Stats): void {
   if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
 }
 
-/** What a first read of a memory's head takes: its header line (a target and an instance) fits many times over. */
-const HEAD_READ = 4096;
-
-/**
- * A memory file's header line (at most `limit` bytes; none: empty), undefined when there is no file: read
- * synchronously, since a scan of other targets' memories reads one per memory.
- */
+/** A memory file's header line (at most `limit` bytes), undefined without a file: sync, as a scan reads many. */
 export function readMemoryHead(file: string, limit: number): Buffer | undefined {
   let fd: number;
   try {
@@ -205,14 +190,9 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
   }
   try {
     judgeMemoryFile(file, fstatSync(fd));
-    let bytes = Buffer.alloc(Math.min(limit, HEAD_READ));
-    let read = readSync(fd, bytes, 0, bytes.length, 0);
-    if (read === bytes.length && !bytes.includes(0x0a) && limit > bytes.length) {
-      bytes = Buffer.alloc(limit);
-      read = readSync(fd, bytes, 0, limit, 0);
-    }
-    const end = bytes.subarray(0, read).indexOf(0x0a);
-    return bytes.subarray(0, end + 1);
+    const bytes = Buffer.alloc(limit);
+    const read = readSync(fd, bytes, 0, limit, 0);
+    return bytes.subarray(0, bytes.subarray(0, read).indexOf(0x0a) + 1);
   } finally {
     closeSync(fd);
   }
@@ -221,10 +201,7 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
 /** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
-/**
- * Opens a memory file once: read-only (undefined when there is none), or for appending, made when absent holding
- * `born` (createBorn), else empty with O_EXCL (0600); with what it held when opened.
- */
+/** Opens a memory file, read-only or to append (made holding `born` when absent), with what it held then. */
 export async function openMemoryFile(
   file: string,
   mode: 'read' | 'append',
@@ -257,8 +234,7 @@ export async function openMemoryFile(
     }
     try {
       judgeMemoryFile(file, await handle.stat());
-      // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of
-      // its size.
+      // A handle just opened reads from 0 (O_APPEND moves only writes).
       return { handle, bytes: await handle.readFile() };
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -268,9 +244,8 @@ export async function openMemoryFile(
 }
 
 /**
- * Makes `file` holding `born` in one step (written under a temporary name, hard-linked to its name;
- * another feeder's, made first, is used): no feeder opens a memory file without its header. False
- * without hard links (a FAT stick, some network shares): the caller creates it empty with O_EXCL.
+ * Makes `file` holding `born` in one step (a temporary hard-linked to its name): no feeder opens a memory
+ * file without its header. False without hard links (FAT, some shares): the caller creates it empty.
  */
 async function createBorn(file: string, born: Buffer): Promise<boolean> {
   const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.new`;

@@ -1,7 +1,6 @@
 /**
- * A target's whole sync memory as one portable document, checksummed (docs/sync.md, "When the
- * memory is lost"): each kind's memory kept as its compacted text (the memory file's own lines,
- * as strings, so a service that re-encodes JSON changes none of their bytes).
+ * A target's whole sync memory as one checksummed document (docs/sync.md, "When the memory is lost"): each kind's
+ * lines as strings, so a service that re-encodes JSON changes none of their bytes.
  */
 import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
 import {
@@ -88,10 +87,7 @@ export function documentText(
   return summedText(body);
 }
 
-/**
- * A document's text: its body and, last, the SHA-256 of the body's canonical JSON (the deltas and intents beside it
- * too, write-ahead.ts).
- */
+/** A document's text (deltas' and intents' too): its body and, last, the SHA-256 of its canonical JSON. */
 export function summedText(body: object): string {
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
 }
@@ -105,11 +101,7 @@ export function checksumOf(body: object): string {
   return hash('sha256', canonicalJson(body), 'hex');
 }
 
-/**
- * Reads a document (`source` names it in messages): exit 2 for anything that is not a whole
- * document of a format this examctl reads, or whose checksum does not hold (`damagedAdvice`
- * follows that refusal: for a memory in place, the way back).
- */
+/** Reads a document: exit 2 for anything not whole, of a format unknown, or whose checksum fails (`damagedAdvice`). */
 export function readDocument(text: string, source: string, damagedAdvice?: string): MemoryDocument {
   const refuse = (why: string): UsageError =>
     new UsageError(

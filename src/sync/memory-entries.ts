@@ -25,10 +25,7 @@ interface LineLayout {
 
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from(`${LINE_PREFIX}{"id":"`);
-/**
- * The shortest acknowledged entry line: the frame, a 1-byte id, a digest (43) and a run id (24); a line with its digest
- * cleared is shorter (the index grows for many such).
- */
+/** The shortest acknowledged entry line: frame, 1-byte id, digest (43), run id (24); a cleared one grows the index. */
 const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -37,15 +34,9 @@ export const NEWLINE = 10;
 /** What byId holds for an id a `forget` outdated: never given out. */
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
-/**
- * The entries of a memory by id, the last line winning, each parsed on `get`. Opening checks each
- * checksum and indexes the ids' bytes: no string, object or parse per line.
- */
+/** A memory's entries by id, the last line winning, parsed on `get`: opening indexes ids' bytes, no parse per line. */
 export class MemoryEntries {
-  /**
-   * Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id
-   * `probeBytes[probeFrom..probeTo)`.
-   */
+  /** Id -> the offset of its latest line (domain/hash-slots.ts); a probe looks for `probeBytes[probeFrom..probeTo)`. */
   private readonly slots: HashSlots;
   private scratch = Buffer.alloc(256);
   private probeBytes: Uint8Array = this.scratch;
@@ -73,8 +64,7 @@ export class MemoryEntries {
     private readonly bytes: Buffer = Buffer.alloc(0),
     private readonly file: string = '',
   ) {
-    // Sized for the entry lines the file can hold (each over MIN_ENTRY_LINE bytes) at most half full:
-    // no growth while indexing a memory examctl wrote (a shorter line, by hand, grows it).
+    // Sized for the entry lines the file can hold at most half full: no growth while indexing examctl's lines.
     this.slots = new HashSlots(
       (start) => this.holds(start),
       (start) =>
@@ -87,9 +77,7 @@ export class MemoryEntries {
     return this.slots.size + this.added - this.gone;
   }
 
-  /**
-   * Indexes the entry line at `start` .. `end` by its id's bytes; false: left to the full parse.
-   */
+  /** Indexes the entry line at `start` .. `end` by its id's bytes; false: left to the full parse. */
   indexLine(start: number, end: number): boolean {
     const bytes = this.bytes;
     if (end - start < ENTRY_START.length + 2) return false;
@@ -116,9 +104,7 @@ export class MemoryEntries {
     else if (!hadLine) this.added -= 1;
   }
 
-  /**
-   * The id forgotten, as if never sent (SentMemory.refused). Returns whether it was remembered.
-   */
+  /** The id forgotten, as if never sent; whether it was remembered. */
   forget(id: string): boolean {
     const entry = this.byId.get(id);
     if (entry === FORGOTTEN) return false;
@@ -140,9 +126,7 @@ export class MemoryEntries {
     return start < 0 ? undefined : this.parse(id, start);
   }
 
-  /**
-   * What --changed-only compares, read off the line when it has `entryLine`'s layout, else parsed.
-   */
+  /** What --changed-only compares, read off the line when it has `entryLine`'s layout, else parsed. */
   peek(id: string): PeekedEntry | undefined {
     if (this.byId.has(id) || this.slots.size === 0) return this.get(id);
     const start = this.slots.at(this.slotOf(id));
@@ -160,21 +144,16 @@ export class MemoryEntries {
   }
 
   /**
-   * Whether the entry of `id` has a raw digest (docs/sync.md, "The raw digest"): `absent` (no
-   * entry), `none` (none, or disabled: the request digest decides), else `raw`.
+   * Whether `id`'s entry has a raw digest (docs/sync.md, "The raw digest"): `none` (or disabled) the request digest
+   * decides; `absent` (no entry, or its digest cleared) it is sent and gets one.
    */
   rawState(id: string): 'absent' | 'none' | 'raw' {
-    // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a
-    // joiner's.
     const entry = this.peek(id);
     if (entry === undefined || entry.digest === '') return 'absent';
     return entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
   }
 
-  /**
-   * The run whose acknowledged request a row of raw digest `raw` is (not disabled), compared on the
-   * line's bytes: no string made but the run's.
-   */
+  /** The run whose acknowledged request has raw digest `raw` (not disabled), compared on the line's bytes. */
   rawMatch(id: string, raw: string): string | undefined {
     const start = this.byId.has(id) ? -1 : this.lineStart(id);
     const at = start < 0 ? undefined : this.layoutAt(start, id);
@@ -188,10 +167,7 @@ export class MemoryEntries {
     return this.runAt(at.runAt, at.runEnd);
   }
 
-  /**
-   * Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse
-   * it).
-   */
+  /** Where the entry line's fields are, when it has `entryLine`'s layout (else undefined: parse it). */
   private layoutAt(start: number, id: string): LineLayout | undefined {
     const bytes = this.bytes;
     const end = bytes.indexOf(NEWLINE, start);
@@ -261,10 +237,7 @@ export class MemoryEntries {
     for (const [, entry] of this) yield entry;
   }
 
-  /**
-   * Per population, its ids and newest run, read off the lines (200,000 ids are not parsed for it).
-   * `exceptRun`: only ids another run wrote (the populations before that run).
-   */
+  /** Per population, its ids and newest run, read off the lines; `exceptRun`: only ids another run wrote. */
   populationsOfEntries(exceptRun?: string): Map<string, PopulationRecord> {
     const found = new Map<string, PopulationRecord>();
     const add = (population: string | undefined, run: string): void => {
@@ -364,10 +337,7 @@ const DIGEST_KEY = Buffer.from('","d":"');
 const POPULATION_KEY = Buffer.from('"p":');
 const POPULATION_LAST = Buffer.from(',"p":"');
 
-/**
- * The population of the entry line at `start..end` (its last field, as entryLine writes it): the
- * name, undefined for none, or false when `"p":` is elsewhere (parse it).
- */
+/** The population of an entry line (its last field): the name, undefined for none, false: elsewhere (parse it). */
 function populationAtEnd(bytes: Buffer, start: number, end: number): string | undefined | false {
   const tail = end - 3;
   if (bytes[tail] === QUOTE) {

@@ -66,10 +66,7 @@ export function populationsOf(
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
-/**
- * Whether a memory records anything: an id or a run. A deciding run that is refused opens the
- * memory first, which writes its first line only: that file is no memory (what a run decides by).
- */
+/** Whether a memory records an id or a run (a refused deciding run leaves a file with its header only). */
 export function recordsAnything(contents: Pick<MemoryContents, 'populations' | 'entries'>): boolean {
   return contents.entries.size > 0 || populationsOf(contents).size > 0;
 }
@@ -94,10 +91,8 @@ export async function standingOf(
 }
 
 /**
- * Whether the local store at `target` holds what `memories` record (store-standing.ts, memoryStanding):
- * true where it holds one of the newest heads their runs saw, false where none or another store instance
- * than an older examctl's header names (another store), undefined where nothing tells (no store there,
- * not a local store, neither a head nor an instance recorded).
+ * Whether the local store at `target` holds what `memories` record (memoryStanding): true where it holds one of
+ * their newest heads, false where another store, undefined where nothing tells.
  */
 export async function heldBy(
   memories: Iterable<MemoryContents>,
@@ -132,7 +127,6 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   let unsettled = 0;
   let unnamed = 0;
   let lastRun: string | null = null;
-  // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
   const byPopulation = new Map<string, number>();
   for (const entry of entries.values()) {
     if (entry.population !== undefined)
@@ -147,7 +141,6 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   // Once any has a population, the users without one are counted too.
   if (byPopulation.size > 0 && unnamed > 0) byPopulation.set('', unnamed);
   const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(byKey)) };
-  // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
   const populationsSynced = populationList(populationsOf({ ...contents, entries }));
   for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
   return {
@@ -163,10 +156,7 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   };
 }
 
-/**
- * Reads one memory file, never silently empty: damage, a newer format, another user's file or
- * another target than `expected` is exit 2 naming it; a missing file is an empty memory.
- */
+/** Reads one memory file: damage, a newer format, another user's or target's file is exit 2; none is empty. */
 export async function readMemory(
   file: string,
   kind: SyncKind,
@@ -254,10 +244,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   };
 }
 
-/**
- * A memory answers only for the target its first line names: one moved into another's place would
- * make this run skip what it never sent there. Exit 2 naming both.
- */
+/** A memory answers only for the target its header names: one moved here would skip what was never sent here. */
 function assertSameTarget(file: string, recorded: ReportTarget, expected: ReportTarget): void {
   const got = targetIdentity(recorded);
   if (got !== targetIdentity(expected)) {
@@ -272,10 +259,7 @@ function assertSameTarget(file: string, recorded: ReportTarget, expected: Report
 /** How a header begins (headerLine); none is longer than 64 KiB. */
 const HEADER_START = Buffer.from(`${LINE_PREFIX}{"t":"sync-memory",`);
 
-/**
- * Whether the bytes past the last newline are a line a kill cut short: no other line's start in
- * them (line ends turned into CR), and with no newline, a header's start.
- */
+/** Whether the bytes past the last newline are a line a kill cut short (no other line's start in them). */
 function cutShort(tail: Buffer, first: boolean): boolean {
   const header = Buffer.from(HEADER_START);
   header.set(tail.subarray(CRC_AT, CRC_AT + 8), CRC_AT);
@@ -295,28 +279,15 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
   return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
-/**
- * Whether a local store's memory is of another store than its path holds now: not used by it (a store gone may have
- * moved: docs/sync.md).
- */
-export async function ofAnotherStore(contents: MemoryContents): Promise<boolean> {
-  return (await heldBy([contents], contents.target)) === false;
-}
-
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;
 
-/**
- * Whether a memory of `lines` lines holding `ids` ids is due a rewrite: mostly superseded lines (a full run appends
- * every id each night).
- */
+/** Whether a memory is due a rewrite: mostly superseded lines (a full run appends every id each night). */
 export function overgrown(lines: number, ids: number): boolean {
   return lines > ids * 1.5 + COMPACT_SLACK;
 }
 
-/**
- * How often this process rewrote each memory file (`compact`): a state service's copy knows its offsets no longer hold.
- */
+/** How often this process rewrote each memory file: a state service's copy knows its offsets no longer hold. */
 const rewrites = new Map<string, number>();
 export const rewritesOf = (file: string): number => rewrites.get(file) ?? 0;
 
@@ -349,8 +320,7 @@ export function* compactedLines(
   // The instance an older examctl recorded tells another store's memory until a head does (sent-memory.ts, judgeStore).
   yield headerLine(contents.kind, target, newestHeads(populations).length === 0 ? contents.instance : undefined);
   yield* contents.entries.lines();
-  // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
-  // by --require-memory), never a whole-looking record over the entries it lost.
+  // Last: a copy cut among the entries has no population record, never a whole-looking one over lost entries.
   yield* populationLines(populations);
 }
 
@@ -372,9 +342,7 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
   }
 }
 
-/**
- * Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's path or heads (sameStoreAs).
- */
+/** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's path or heads. */
 export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind) {
   const found: (MemoryContents & { moved?: boolean })[] = [];
   const server = serverOf(target);
@@ -447,10 +415,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   return found;
 }
 
-/**
- * Forgets a target's memories under its lock; returns how many ids. Never follows a link: the
- * directories pass the trust rule, and unlinking a file removes a link itself.
- */
+/** Forgets a target's memories under its lock; returns how many ids. Never follows a link (unlink removes it). */
 export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
   const dir = memoryDir(syncDir, target);
   await assertTrustedMemoryDir(syncDir, dir);

@@ -12,10 +12,8 @@ import { isHead } from '../port/integration-api.js';
 import type { SeenHead } from './store-standing.js';
 
 /**
- * The sync memory's line format; a reader refuses a newer one. 2: population lines; 3: the store
- * heads runs saw (docs/sync.md, "Where the store stands"); 4: a head with each batch of
- * acknowledgements, whose tag an entry carries (`<attempt>.<batch>`). An older file is rewritten as 4
- * by the first run holding its lock (a format 1 file's populations taken from its entries).
+ * The line format (docs/sync.md, "Format"); a reader refuses a newer one. 2: population lines; 3: store heads;
+ * 4: a head per batch of acknowledgements. The first run holding its lock rewrites an older file as 4.
  */
 export const SYNC_MEMORY_VERSION = 4;
 
@@ -31,17 +29,11 @@ export function populationKey(population: string | undefined): string {
   return population ?? '';
 }
 
-/**
- * A population a real run synced (docs/sync.md, "Two exports, two populations"): recorded, so its
- * memory is a fact, not inferred from entries. `run`: the newest run; `count`: its ids then.
- */
+/** A population a real run synced (docs/sync.md, "Two exports, two populations"): `run` the newest, `count` its ids. */
 export interface PopulationRecord {
   run: string;
   count: number;
-  /**
-   * Whether the newest run stored its end here (false from its start; docs/sync.md, "When the
-   * memory is lost"). Absent: an older examctl wrote it, nothing is judged.
-   */
+  /** Whether the newest run stored its end (docs/sync.md, "When the memory is lost"); absent: not judged. */
   ended?: boolean;
   /** The input files of its last runs (replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
@@ -66,12 +58,8 @@ export const SYNC_KINDS: readonly SyncKind[] = ['users', 'schedules', 'collectio
 export interface MemoryEntry {
   /** requestDigest of that request. */
   digest: string;
-  /** The run that sent it. */
   run: string;
-  /**
-   * rawDigest of the table row that request was built from (docs/sync.md, "The raw digest"). Absent
-   * (an older memory, a JSON input, a leaver): the request digest decides.
-   */
+  /** rawDigest of the table row it was built from (docs/sync.md, "The raw digest"); absent: the digest decides. */
   raw?: string;
   /** Users: what a disable needs without the file; with the email, judging an older sittings row. */
   firstName?: string;
@@ -79,56 +67,34 @@ export interface MemoryEntry {
   email?: string;
   /** Users: login disabled by --disable-missing (a leaver). */
   disabled?: boolean;
-  /**
-   * Users: each other field examctl last sent and the target acknowledged (not the id, names, email,
-   * password or memberships, kept apart or never), as sent: a plan's before values (docs/plan.md).
-   * Absent: none sent, or an older examctl wrote the entry.
-   */
+  /** Users: each other field last acknowledged (not id, names, email, password, memberships): docs/plan.md's before. */
   sent?: Record<string, unknown>;
-  /**
-   * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
-   * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
-   */
+  /** Users: links (and flags sent true) examctl sent and did not delete since (memberships.ts): what may be pruned. */
   links?: ManagedLink[];
   /** Users: the links examctl deleted and flags it revoked (`k`: memberships.ts, prunedAfter). */
   pruned?: ManagedLink[];
   /** Users: written before the first request went, never acknowledged since: may not exist on the target. */
   tentative?: boolean;
-  /**
-   * Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older
-   * examctl, an adoption).
-   */
+  /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown. */
   joined?: string;
   /** Users: `joined` is the run a retry's report row named, the retry having created the user (stale-input.ts). */
   joinedByRetry?: true;
-  /**
-   * Schedules: the CandidateExtIds of the last request the target acknowledged for the schedule,
-   * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
-   */
+  /** Schedules: the last acknowledged request's CandidateExtIds (docs/sync.md, "Withdrawn candidates"). */
   candidates?: string[];
   /** Users: the `--population` of the run that last acknowledged (or sent) the user; absent: none. */
   population?: string;
   /** The attempt that acknowledged it (store-standing.ts, SeenHead); absent: before heads were recorded. */
   acked?: string;
-  /**
-   * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON, so an
-   * 810 names what differs (docs/sync.md, "Collections"); schedules: each Schedule field set, as ''.
-   */
+  /** Collections: each field but ExternalId, canonical JSON (docs/sync.md, "Collections"); schedules: each set, ''. */
   fields?: Record<string, string>;
 }
 
-/**
- * The request as JSON, keys sorted at every level: a sorted copy to the native JSON.stringify is
- * twice as fast as building the text here. The text must not change: memories hold digests of it.
- */
+/** The request as JSON, keys sorted at every level. The text must not change: memories hold digests of it. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value)) ?? 'null';
 }
 
-/**
- * What is made once per object shape (its own keys, in order) and kept for the last few shapes: the
- * objects of a run (its requests, its memory entries) mostly share one or two.
- */
+/** What is made once per object shape (its keys, in order), for the last few: a run's objects share one or two. */
 class Shapes<T> {
   private readonly kept: { keys: readonly string[]; made: T }[] = [];
 
@@ -151,10 +117,8 @@ class Shapes<T> {
 const SHAPES_KEPT = 8;
 
 /**
- * An object of `keys`, in that order, each undefined: what a body or copy is cloned from. Cloned, an
- * object has all its keys at once and each value is stored into a key it has; built key by key, each
- * key added was a transition through the megamorphic store. A key left undefined is left out by
- * JSON.stringify, as a key never added was.
+ * An object of `keys`, each undefined, that a body or copy is cloned from: cloned, it has all its keys at once (no
+ * megamorphic transition per key); JSON.stringify leaves an undefined key out.
  */
 function templateOf(keys: readonly string[]): Readonly<Record<string, undefined>> {
   const template: Record<string, undefined> = {};
@@ -190,10 +154,7 @@ function sortedCopy(value: unknown): unknown {
   return copy;
 }
 
-/**
- * SHA-256 of the request exactly as it would be sent (after coercion), base64url. A Password
- * (or PIN) in the request is part of the digest only: the memory never holds the value.
- */
+/** SHA-256 of the request as sent, base64url: a Password or PIN is in the digest only, never in the memory. */
 export function requestDigest(request: unknown): string {
   // crypto.hash (Node >= 20.12): one call, no Hash object per request (half the cost of createHash).
   return hash('sha256', canonicalJson(request), 'base64url');
@@ -204,10 +165,7 @@ export interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
-  /**
-   * The local store's instance (src/engine/store/store-instance.ts) an older examctl's memory is of: kept until a head
-   * is recorded.
-   */
+  /** The store instance (engine/store/store-instance.ts) an older examctl's memory is of, until a head is recorded. */
   i?: string;
 }
 
@@ -246,9 +204,8 @@ type EntryField = Exclude<keyof MemoryEntry, 'digest' | 'run'>;
 type FieldRule = readonly [field: EntryField, key: string, read: (value: unknown) => unknown, reason: string];
 
 /**
- * Each optional MemoryEntry field: its key on a line, in the order entryBody writes them (`w` right
- * after `r`, where MemoryEntries.peek reads it), how a line's value is read (undefined: not one), and
- * the reason a line whose value is not one is damaged. An empty list or `false` is not written.
+ * Each optional MemoryEntry field: its key, in the order entryBody writes them (`w` right after `r`, where
+ * MemoryEntries.peek reads it), how its value is read (undefined: not one), why a line is damaged without.
  */
 const ENTRY_FIELDS = [
   ['raw', 'w', textOf, 'its raw digest is not text'],
@@ -288,10 +245,7 @@ export type EntryBody = { id: string; d: string; r: string; gone?: unknown } & {
 const written = (value: unknown): boolean =>
   value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0);
 
-/**
- * What a memory entry's line holds (its body), checked field by field: a line whose checksum holds
- * but whose fields have the wrong types (edited by hand) is not used; the reason names the field.
- */
+/** An entry line's body checked field by field: wrong types (edited by hand) give the reason naming the field. */
 export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
   if (
     typeof body.id !== 'string' ||
@@ -311,10 +265,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   return { id: body.id, entry };
 }
 
-/**
- * A population line's body (`populationBody`): `p` its name, `r` its newest run, `n` its count, and
- * PopulationRecord's `e` ended, `f` files, `h` heads, `u` undone.
- */
+/** A population line's body: `p` name, `r` newest run, `n` count, `e` ended, `f` files, `h` heads, `u` undone. */
 export type PopulationBody = { t: 'population' } & Partial<Record<'p' | 'r' | 'n' | 'e' | 'f' | 'h' | 'u', unknown>>;
 
 /** An attempt's tag (SeenHead): 8 base64url characters, a batch's after it (store-standing.ts, batchTag). */
@@ -374,9 +325,8 @@ export function populationBody(key: string, record: PopulationRecord): string {
 }
 
 /**
- * The one rule for a population's record, read or written: the newest run's wins wherever its
- * line is (a feeder that started first and ended last writes its older end after the other's),
- * and a run's later line (its end) wins over its earlier one (its start).
+ * The one rule for a population's record, read or written: the newest run's wins wherever its line is (a feeder
+ * started first may end last), and a run's later line (its end) wins over its earlier one (its start).
  */
 export function newerPopulation(before: PopulationRecord | undefined, line: PopulationRecord): PopulationRecord {
   const newer = before === undefined || line.run >= before.run ? line : before;
@@ -394,10 +344,7 @@ export function entryLine(id: string, entry: MemoryEntry): string {
   return encodeChecksummedLine(entryBody(id, entry));
 }
 
-/**
- * The line that forgets an id (MemoryEntries.forget). `gone` first, so it is never indexed as an
- * entry; an older examctl, which knows no `gone`, reads it as the tentative entry it replaces.
- */
+/** The line forgetting an id: `gone` first, never indexed as an entry; an older examctl reads it as tentative. */
 export function forgetBody(id: string, run: string): string {
   return JSON.stringify({ gone: true, id, d: '', r: run, t: true });
 }
@@ -417,10 +364,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   return JSON.stringify(body);
 }
 
-/**
- * An entry shape's ENTRY_FIELDS, in their order (the line's), and the template of its body: a
- * line reads only the fields its entry has, 5 to 8 of the 15, not every one.
- */
+/** An entry shape's ENTRY_FIELDS, in the line's order, and its body's template: only the fields it has. */
 const entryShapes = new Shapes((keys) => {
   const fields = ENTRY_FIELDS.filter(([field]) => keys.includes(field));
   return { fields, template: templateOf(['id', 'd', 'r', ...fields.map(([, key]) => key)]) };

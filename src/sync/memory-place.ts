@@ -1,7 +1,4 @@
-/**
- * Where a target's sync memory is kept: a sync directory, or a state service worked on through a
- * private local copy (docs/sync.md, "Where" and "A state service"); a dry run only reads it.
- */
+/** Where a target's sync memory is kept: a directory, or a state service via a private copy (docs/sync.md, "Where"). */
 import { existsSync } from 'node:fs';
 import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
@@ -30,17 +27,11 @@ import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
 export interface PlacedMemory {
   memory: SyncMemory;
-  /** What messages call it: its file, or the service's address and the kind. */
+  /** Its file, or the service's address and the kind. */
   name: string;
-  /**
-   * What run `run` put on record in `memory` so far reaches the memory's home before anything
-   * more is sent (docs/sync.md, "Written ahead"); a directory's is durable line by line already.
-   */
+  /** What `run` recorded so far reaches a service before more is sent (docs/sync.md, "Written ahead"). */
   writeAhead(run: string): Promise<void>;
-  /**
-   * The run whose intents written ahead a service's memory took in (it never stored its end): the memory misses nothing
-   * it sent.
-   */
+  /** The run whose intents written ahead a service's memory took in (it never stored its end). */
   foldedRun?: string;
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
@@ -85,10 +76,7 @@ export async function openPlacedMemory(
   };
 }
 
-/**
- * The memories of a target at `place`, read (no lock): for `synced show`, `export`, `doctor` and
- * the stale-resume check. A service's document is checked and its target must be `target`'s.
- */
+/** The memories of a target at `place`, read without a lock; a service's document must be of `target`. */
 export async function readPlacedMemories(
   place: MemoryPlace,
   target: ReportTarget,
@@ -113,10 +101,7 @@ async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<
   return memories;
 }
 
-/**
- * A state service's memory as one run's private copy (a fresh 0700 sync directory, removed at the
- * end), stored back if the run changed it, under the lock it took first.
- */
+/** A state service's memory as one run's private 0700 copy, stored back if changed, under the lock it took first. */
 export class ServiceCopy {
   private constructor(
     private readonly service: StateService,
@@ -126,10 +111,7 @@ export class ServiceCopy {
     private serial: number,
     /** Each kind's copy as last stored or written ahead: its file's rewrites and the length on record. */
     private readonly pushed: Map<SyncKind, Mark>,
-    /**
-     * The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy
-     * ends then.
-     */
+    /** The memory as the service holds it: its document, the deltas on it, where each kind's copy ends then. */
     private stored:
       | {
           base: string;
@@ -141,15 +123,12 @@ export class ServiceCopy {
       | undefined,
   ) {}
 
-  /** The run under way (writeAhead), and the batches it wrote ahead on top of the document of `serial`. */
+  /** The run under way, and the batches it wrote ahead on the document of `serial`. */
   private run: string | undefined;
   private ahead: WriteAhead | undefined;
   private pushing: Promise<void> = Promise.resolve();
 
-  /**
-   * Uploads the lines the copy gained since it was last stored or written ahead (SentMemory's
-   * intentsDurable, started), one batch after another: docs/sync.md, "Written ahead".
-   */
+  /** Uploads the lines gained since last stored or written ahead, batch after batch (docs/sync.md, "Written ahead"). */
   writeAhead(run: string): Promise<void> {
     if (this.lockInfo === undefined) return Promise.resolve();
     this.run = run;
@@ -160,8 +139,7 @@ export class ServiceCopy {
   private async pushNow(run: string): Promise<void> {
     const { lines, at: now, rewritten } = await this.tails(this.pushed);
     try {
-      // Stored whole when the copy was rewritten (compacted): the lines appended since `now` go
-      // again with the next batch (replayed in order, they change nothing).
+      // Rewritten (compacted): stored whole; lines appended since `now` go again (replayed, they change nothing).
       if (rewritten) {
         await this.storeWhole(now);
         this.ahead = undefined;
@@ -180,17 +158,15 @@ export class ServiceCopy {
     for (const [kind, at] of now) this.pushed.set(kind, at);
   }
 
-  /** Whether the first batch failed (the run sent nothing: its copy is never stored), or one succeeded. */
+  /** Whether the first batch failed (nothing sent: the copy is never stored), or one succeeded. */
   private startFailed = false;
   private startedAhead = false;
   /** The run whose intents written ahead the copy took in (it never stored its end; open). */
   foldedRun: string | undefined;
 
   /**
-   * After a first batch that failed the service keeps what it held; a level the service took all
-   * the same (its answer lost, or cut by the request timeout) names this run's start and is taken
-   * out, unless it carries an earlier run's intents this run took in, so no later night takes this
-   * run for one that did something.
+   * After a failed first batch, a level the service took all the same (its answer lost) is taken out unless it
+   * carries an earlier run's intents: no later night takes this run for one that did something.
    */
   private async withdrawMark(): Promise<void> {
     const at = besideAddress(this.service.address, 'intents-0');
@@ -203,10 +179,7 @@ export class ServiceCopy {
       await this.service.remove(undefined, at);
   }
 
-  /**
-   * The copy removed under the run (its private temp folder cleared by hand) reads as no memory:
-   * stored, every user would be forgotten. Refused: the service keeps what it holds.
-   */
+  /** A copy removed under the run reads as no memory: stored, every user would be forgotten. Refused. */
   private async assertCopy(): Promise<void> {
     if (!existsSync(join(this.syncDir, COPY_MARK)))
       throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
@@ -228,8 +201,7 @@ export class ServiceCopy {
       await mkdir(dir, { mode: 0o700 });
       await writeFile(join(syncDir, COPY_MARK), '', { mode: 0o600, flag: 'wx' });
       const pushed = new Map<SyncKind, Mark>();
-      // What a run that never stored its end wrote ahead is folded in: taken as that run left it
-      // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
+      // What a run that never stored its end wrote ahead is folded in, tentative (docs/sync.md, "Written ahead").
       const folded = held.folded;
       if (folded !== undefined)
         options.onNote?.(
@@ -267,10 +239,7 @@ export class ServiceCopy {
     }
   }
 
-  /**
-   * Ends the run's use of the service: with `store`, the copy stored if changed, the lock
-   * released (either failing: exit 3, said with what comes next), the copy removed.
-   */
+  /** Ends the run's use of the service: the copy stored if changed (`store`), the lock released, the copy removed. */
   async finish(store: boolean, kind?: SyncKind): Promise<void> {
     let failure: TargetError | undefined;
     try {
@@ -369,10 +338,7 @@ type Mark = { rewrites: number; size: number };
 /** Made with the copy: gone, the copy was removed under the run (a writer of the copy never makes this again). */
 const COPY_MARK = 'copy-of-the-service';
 
-/**
- * The whole lines of a memory file past `from` (what was last stored or written ahead), and where
- * they end; `rewritten` when the file is another than then (compacted: its offsets mean nothing).
- */
+/** The whole lines of a memory file past `from`, where they end; `rewritten`: compacted since, offsets void. */
 async function fileTail(
   file: string,
   from: Mark | undefined,
@@ -383,7 +349,6 @@ async function fileTail(
   if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
-    // Rewritten since (compacted, a memory of a replaced store begun anew), or cut: its offsets mean nothing.
     const rewrites = rewritesOf(file);
     const rewritten = from !== undefined && (from.rewrites !== rewrites || size < from.size);
     const start = from === undefined || rewritten ? 0 : from.size;

@@ -44,10 +44,7 @@ interface ImportOptions {
   env: Env;
 }
 
-/**
- * Reads and checks a document for `target` (every entry parsed: a copy about to replace the
- * memory is used whole), then replaces the memory at `place` with it under its lock.
- */
+/** Reads and checks a document for `target` (every entry parsed), then replaces the memory at `place`, locked. */
 export async function importMemory(
   place: MemoryPlace,
   target: ReportTarget,

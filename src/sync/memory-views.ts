@@ -3,7 +3,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { countedKind } from './memory-lines.js';
 import { describeTarget } from '../report/report-writers.js';
 import { printLine, say } from '../formats/terminal-text.js';
-import { describeMemory, forgetMemory, listMemories, ofAnotherStore } from './memory-files.js';
+import { describeMemory, forgetMemory, heldBy, listMemories } from './memory-files.js';
 import { memoryPlaceOf } from '../context/target.js';
 import { forgetServiceMemory, serviceMemories } from './memory-transfer.js';
 import { LOSS_COST, recoveries } from './memory-loss.js';
@@ -27,7 +27,8 @@ export async function showMemories(
   const memories = await Promise.all(
     kept.map(async (contents) => ({
       ...describeMemory(contents),
-      ...((await ofAnotherStore(contents)) ? { replaced: true } : {}),
+      // Of another store: not used by the store its path holds now (one gone may have moved: docs/sync.md).
+      ...((await heldBy([contents], contents.target)) === false ? { replaced: true } : {}),
     })),
   );
   if (options.json) {

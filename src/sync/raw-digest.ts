@@ -1,7 +1,4 @@
-/**
- * The raw digest of an input record, what lets --changed-only judge a row unchanged without
- * building its request again, and what it hashes: docs/sync.md, "The raw digest".
- */
+/** The raw digest: a row judged unchanged without building its request (docs/sync.md, "The raw digest"). */
 import { createHash, hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -13,10 +10,7 @@ const RAW_FORMAT = 'examctl-raw-digest-1';
 /** Bytes of a raw digest kept (128 bits: 22 characters of base64url), so a memory line grows by 30 bytes, not 50. */
 const RAW_DIGEST_BYTES = 16;
 
-/**
- * The fingerprint of the rules that turn a row's fields into a request, undefined when they cannot
- * be read (no raw digest then): what it covers, docs/sync.md, "The raw digest".
- */
+/** The fingerprint of the rules turning a row into a request; undefined when unreadable (no raw digest then). */
 export async function rulesFingerprint(build: { toString(): string }): Promise<string | undefined> {
   const parts = await (rulesText ??= rulesParts());
   if (parts === undefined) return undefined;
@@ -46,10 +40,7 @@ async function rulesParts(): Promise<(string | Buffer)[] | undefined> {
   }
 }
 
-/**
- * The bundle's chunk names and its entry's text; undefined when there is no bundle beside dist/ (src/ run by the
- * tests).
- */
+/** The bundle's chunk names and its entry's text; undefined without a bundle (src/ run by the tests). */
 async function bundleParts(): Promise<(string | Buffer)[] | undefined> {
   const dir = new URL('../bundle/', import.meta.url);
   // The one-file executable: its script's SHA-256, an asset its build wrote (system/shipped-file.ts).

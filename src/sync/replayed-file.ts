@@ -1,7 +1,4 @@
-/**
- * An old night's very file run again, known by the SHA-256 of its bytes kept for each population's
- * last runs, is refused unless --allow-old-file (docs/sync.md, "Stale input").
- */
+/** An old night's very file again (by its SHA-256) is refused unless --allow-old-file (docs/sync.md, "Stale input"). */
 import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -16,10 +13,7 @@ const KEPT_FILES = 30;
 /** One run's input, as a population's record keeps it: its run id and the SHA-256 (hex) of the file's bytes. */
 export type RunFile = readonly [run: string, sha256: string];
 
-/**
- * The SHA-256 of an input file's bytes, as the run journal fingerprints it (streamed; stdin and a
- * named pipe as spooled, `inputPathOf`); undefined for one that cannot be read: the reader says why.
- */
+/** The SHA-256 of an input file's bytes, as the run journal's (undefined: unreadable, the reader says why). */
 export async function fileDigest(path: string): Promise<string | undefined> {
   return (await fingerprintInput(path).catch(() => undefined))?.sha256;
 }
@@ -42,10 +36,7 @@ export function runFilesOf(value: unknown): RunFile[] | undefined {
   return pairs.length === value.length ? pairs : undefined;
 }
 
-/**
- * The files a population's record keeps: those read so far and those a line adds (a run's start
- * line adds its own, so a delta carries one pair, not the list), by run, the last KEPT_FILES.
- */
+/** The files a population's record keeps, by run, the last KEPT_FILES (a start line adds its own: one pair). */
 export function withRunFiles(
   kept: readonly RunFile[] | undefined,
   added: readonly RunFile[] | undefined,
@@ -56,10 +47,8 @@ export function withRunFiles(
 }
 
 /**
- * Refuses a file whose bytes an older run of the population read, while the newest run that
- * recorded its file read another (exit 2, nothing sent), unless `allowed`;
- * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older
- * examctl) is not judged.
+ * Refuses (exit 2) a file an older run of the population read while the newest read another, unless `allowed`;
+ * the error's `oldFileRun` read it. A record without digests (an older examctl) is not judged.
  */
 export async function refuseOldFile(
   files: readonly RunFile[] | undefined,

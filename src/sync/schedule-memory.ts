@@ -30,10 +30,7 @@ export const SCHEDULE_NOTES: SummaryNote[] = [
   { counts: (item) => item.note?.includes(LEFT) === true, words: () => 'with fields cleared' },
 ];
 
-/**
- * `schedule push`'s sync memory: besides the digest, the candidates of the last request the target
- * acknowledged for each schedule, to say those a run withdraws (docs/sync.md, "Withdrawn candidates").
- */
+/** `schedule push`'s sync memory: also each schedule's candidates, to say those withdrawn (docs/sync.md). */
 export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   /** What each request leaves out (`withNote`); the first schedules', said after the run. */
   private readonly notes = new WeakMap<PreparedSchedule, string[]>();
@@ -72,10 +69,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     };
   }
 
-  /**
-   * A row of an older run whose candidate's names or email a later user sync sent otherwise (docs/sync.md, "Stale
-   * input").
-   */
+  /** A row of an older run whose candidate a later user sync sent otherwise (docs/sync.md, "Stale input"). */
   private laterUser(row: SourceRow | undefined, payload: PreparedSchedule): Problem | undefined {
     const run = this.runOfRow(row);
     if (run === undefined || this.users === undefined) return undefined;
@@ -108,10 +102,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     return acknowledgedSchedule(payload);
   }
 
-  /**
-   * A schedule push's leading-zeros check, dry runs too (docs/input-formats.md, "Leading zeros"):
-   * a schedule is one unit of many rows, so the run, not a row, is refused. Opened first.
-   */
+  /** The leading-zeros check, dry runs too: a schedule is one unit of many rows, so the run is refused. */
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
     const [memory, old] = [this.memory, this.oldFile];
     if (memory === undefined) return;
@@ -150,10 +141,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     });
   }
 
-  /**
-   * The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare
-   * ignoring case, as the service's do).
-   */
+  /** The candidates registered before that this request leaves out (ids ignoring case, as the service's). */
   private noteWithdrawn(id: string, payload: PreparedSchedule): void {
     const registered = this.memory?.entries.get(id)?.candidates;
     if (registered === undefined || registered.length === 0) return;
@@ -170,11 +158,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (this.said.length < NAMED_SCHEDULES && !this.said.includes(line)) this.said.push(line);
   }
 
-  /**
-   * The outcome of a request that left something out, with a note naming it, so the JSON report,
-   * the journal and `runs show` say it beside the schedule (SCHEDULE_NOTES counts them in the summary,
-   * a resume's and `runs show`'s too). A failed request changed nothing: the line after the run says it.
-   */
+  /** A request that left something out: its outcome noted, beside the schedule (SCHEDULE_NOTES counts them). */
   withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
     const notes = this.notes.get(payload);
     if (notes === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
@@ -182,10 +166,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 }
 
-/**
- * What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its
- * candidates, the fields it set.
- */
+/** What the memory keeps of an acknowledged schedule besides digest and run: its candidates, the fields it set. */
 export function acknowledgedSchedule(payload: PreparedSchedule) {
   return { candidates: candidateIds(payload), fields: setFields(payload) };
 }
@@ -206,9 +187,7 @@ function scheduleIdOf(record: InputRecord): string | null {
   return idOf((fields ?? {}) as Record<string, unknown>, 'ScheduleExtId');
 }
 
-/**
- * The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates.
- */
+/** The candidates of a record: a sittings row is one; a whole request (JSON) has its Candidates. */
 function candidatesOf(record: InputRecord): readonly Record<string, unknown>[] {
   if (!isScheduleRequestRecord(record)) return [record.fields];
   const candidates = record.fields.Candidates;

@@ -54,10 +54,7 @@ import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/tar
 import { batchTag, sentAgain, standingWords, undoneBy, type SeenHead, type Standing } from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
-/**
- * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
- * items carry the note naming the run that sent them (a rebuilt report's too).
- */
+/** --changed-only's word in the summary: unchanged items carry the note naming the run that sent them. */
 export const NOT_SENT_NOTE: SummaryNote = {
   counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note),
   words: () => 'unchanged (not sent)',
@@ -81,19 +78,13 @@ export interface SyncFlags {
   allowOldFile?: boolean;
 }
 
-/**
- * What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no
- * run of its own).
- */
+/** A candidate a schedule push registered, to the leading-zeros guard: an id examctl sent there. */
 const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
 /** How long the question of where an interrupted attempt left a served store may take (within the run's end bound). */
 const END_HEAD_MS = 5_000;
 
-/**
- * What every command that feeds a sync memory shares (docs/sync.md): the memory opened (locked
- * when it decides what is sent), --changed-only's verdict, acknowledged requests by digest.
- */
+/** What every command that feeds a sync memory shares (docs/sync.md): opened (locked to decide), --changed-only. */
 export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
@@ -102,10 +93,7 @@ export abstract class SentMemory<P> {
   private run: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
-  /**
-   * Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's
-   * run's joiner (stale-input.ts).
-   */
+  /** The input is a run report fed back: it records no file; a user it creates joins its row's run (stale-input.ts). */
   protected fedBack = false;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
@@ -117,10 +105,7 @@ export abstract class SentMemory<P> {
   /** The memory's populations (`laterRequest`). */
   protected populations: Map<string, PopulationRecord> | undefined;
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
-  /**
-   * Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's
-   * action is not known.
-   */
+  /** The memory held ids and this population's record when opened: else a remote answer's action is unknown. */
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
@@ -130,33 +115,22 @@ export abstract class SentMemory<P> {
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
   private head: string | undefined;
-  /**
-   * Whether the store said where it stands against this population's heads (`judgeStore`): what it changed is known.
-   */
+  /** The store said where it stands against this population's heads (`judgeStore`): what it changed is known. */
   protected storeStands = false;
   private headOf = async (): Promise<string | undefined> => undefined;
-  /**
-   * This attempt's batch of acknowledgements (store-standing.ts, batchTag): the next begins once the memory
-   * handed one of its lines to a write (`batchFrom`: its groups then), where the store says its head.
-   */
+  /** This attempt's batch (store-standing.ts, batchTag): the next begins once one of its lines went to a write. */
   private batch = 0;
   private batchFrom = 0;
   private ackedInBatch = false;
   /** A batch begun whose head is not recorded yet: the head the first answer to a request sent since stood on. */
   private headWanted: number | undefined;
-  /**
-   * Whether an acknowledgement is one the store lost (a restore), by this open's and earlier ones' (for a resume's kept
-   * rows).
-   */
+  /** Whether an acknowledgement is one a restored store lost (by this open's and earlier ones', for a resume). */
   private undone: (acked: string | undefined) => boolean = () => false;
   private undoneNow: string[] = [];
-  /** Entries the store's standing makes go again, as the memory trusted them: a resend of that very row says why. */
+  /** Entries the store's standing makes go again, as trusted: a resend of that very row says why. */
   private readonly goneAgain = new Map<string, MemoryEntry>();
   private againWhy = '';
-  /**
-   * The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused`
-   * puts back.
-   */
+  /** Each payload's entry before its intent (null: none): `answered`'s verdict, what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
@@ -194,11 +168,7 @@ export abstract class SentMemory<P> {
     return this.memory!;
   }
 
-  /**
-   * Finds the memory (its spellings under other paths taken in or named), opens it where it is kept
-   * (locked when it decides), and returns the words naming the other memories of this target it did not take in, if
-   * any.
-   */
+  /** Opens the memory where it is kept (other spellings taken in); returns words naming those it did not take in. */
   private async placeMemory(resolved: ResolvedTarget, decides: boolean, acts: boolean): Promise<string | undefined> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
@@ -216,7 +186,6 @@ export abstract class SentMemory<P> {
     if (!dryRun && resolved.kind === 'local') await ensureStore(resolved.store, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
-    // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
     let refuses = false;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
@@ -288,10 +257,7 @@ export abstract class SentMemory<P> {
     return newest;
   }
 
-  /**
-   * Says what a deciding run misses of its memory (other memories, none, none of its population); refuses it under
-   * --require-memory.
-   */
+  /** Says what a deciding run misses of its memory; --require-memory refuses it. */
   private async sayWhatIsMissing(
     target: ReportTarget,
     decides: boolean,
@@ -326,10 +292,7 @@ export abstract class SentMemory<P> {
     }
   }
 
-  /**
-   * Where the store stands against the heads this population's runs saw (store-standing.ts, docs/sync.md,
-   * "Where the store stands"): said where it was restored or is another; what it lacks, or the memory does, goes again.
-   */
+  /** Where the store stands against this population's heads (docs/sync.md, "Where the store stands"). */
   private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
     const own = newest?.heads ?? [];
     // A population without heads of its own (its first night): another's newest tell only whether the store is another.
@@ -407,10 +370,7 @@ export abstract class SentMemory<P> {
     if (stands.is === 'other') for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');
   }
 
-  /**
-   * Where the store cannot say where it stands (the platform): a memory that lacks the end of a run
-   * this runs directory says finished, or older than a run of it, is said; --require-memory refuses it.
-   */
+  /** On the platform (no head): a memory missing a run this runs directory holds is said; --require-memory refuses. */
   private async missedRun(target: ReportTarget, newest: PopulationRecord): Promise<void> {
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const resumed = this.deps.resume?.record.id;
@@ -453,10 +413,7 @@ export abstract class SentMemory<P> {
     return this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words), { code })));
   }
 
-  /**
-   * An old night's file run again (replayed-file.ts), not judged for a resume (its run was). Every
-   * real run records its file but a run report fed back (docs/sync.md, "Stale input"). Opened first.
-   */
+  /** An old night's file run again (replayed-file.ts; docs/sync.md, "Stale input"), not judged for a resume. */
   async refuseOldFile(
     file: string | undefined,
     allowed: boolean,
@@ -475,16 +432,12 @@ export abstract class SentMemory<P> {
     );
   }
 
-  /**
-   * A real run started (RecordJob.started): recorded as the population's newest run before anything
-   * is sent, so a run killed in its first minute counts (docs/sync.md, "When the memory is lost").
-   */
+  /** Recorded as the population's newest run before anything is sent (docs/sync.md, "When the memory is lost"). */
   async started(run: string, head: string | undefined): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.run = run;
-    // Where the open did not ask the store (a first night through `local serve`): the head the run asked before its
-    // first request.
+    // Where the open did not ask (a first night through `local serve`): the head asked before the first request.
     this.head ??= head;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
@@ -500,9 +453,8 @@ export abstract class SentMemory<P> {
   }
 
   /**
-   * Just before a request goes (RecordJob.headWatch): a batch begun whose head is not recorded takes the
-   * head its answer stood on. The request went after every acknowledgement of the batches before, so that
-   * head holds all they wrote (a local store's commits come before their answers).
+   * A batch whose head is not recorded takes the head the next answer stood on: the request went after every earlier
+   * acknowledgement, so that head holds all they wrote (a local store commits before it answers).
    */
   headWatch(): ((head: string) => void) | undefined {
     const batch = this.headWanted;
@@ -515,9 +467,8 @@ export abstract class SentMemory<P> {
     };
   }
 
-  /** The tag the next acknowledgement carries: a new batch's once the memory wrote one of this batch's lines. */
+  /** The next acknowledgement's tag: a new batch's once one of this batch's lines was written (one head awaited). */
   private ackTag(memory: SyncMemory): string {
-    // Only where the store says its head (a store's start head is recorded), and one batch's head awaited at a time.
     if (this.run !== undefined && this.head !== undefined && this.headWanted === undefined && memory.current) {
       if (this.ackedInBatch && memory.groups > this.batchFrom) {
         this.batch += 1;
@@ -530,7 +481,7 @@ export abstract class SentMemory<P> {
     return batchTag(this.attempt, this.batch);
   }
 
-  /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
+  /** The run's end marked on its population, durably, before its journal ends. */
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
     if (memory !== undefined && run !== undefined) {
@@ -542,10 +493,7 @@ export abstract class SentMemory<P> {
     await this.memory?.durable();
   }
 
-  /**
-   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts; none with --really-new-ids),
-   * against this memory and the other kind's, read unlocked: an unreadable one is done without.
-   */
+  /** The leading-zeros rule (lost-zeros.ts) against this memory and the other kind's (unreadable: done without). */
   protected async zerosRule(
     kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[],
   ): Promise<LostZerosRule | undefined> {
@@ -600,10 +548,7 @@ export abstract class SentMemory<P> {
     return unsent;
   }
 
-  /**
-   * The record job's hooks that feed the memory; its end is stored before the report sinks
-   * complete, so a failed store reaches them (docs/ci.md).
-   */
+  /** The record job's hooks; the end is stored before the report sinks complete, so a failed store reaches them. */
   hooks() {
     return {
       started: this.started.bind(this),
@@ -628,10 +573,8 @@ export abstract class SentMemory<P> {
   }
 
   /**
-   * Remembers what the target acknowledged (and `keptBeside`). Not an item a resume keeps as
-   * unchanged: put back after the memory lost it, it would claim a request this target may never
-   * have had (docs/sync.md, "The sync memory"). A schedule examctl named goes under the answer's `id`.
-   * None stands on an older store: false, sent again (docs/runs.md).
+   * Remembers what the target acknowledged. Not an item a resume keeps as unchanged: it would claim a request this
+   * target may never have had (docs/sync.md, "The sync memory"). False: it stands on an older store, sent again.
    */
   protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void {
     const memory = this.memory;
@@ -660,10 +603,7 @@ export abstract class SentMemory<P> {
     memory.record(id, entry);
   }
 
-  /**
-   * What the memory keeps of an acknowledged request besides its digest and run (per kind): a fresh
-   * object, which `acknowledged` completes.
-   */
+  /** What the memory keeps of an acknowledged request besides digest and run: a fresh object. */
   protected abstract keptBeside(
     id: string,
     payload: P,
@@ -671,10 +611,7 @@ export abstract class SentMemory<P> {
     retried?: string,
   ): Omit<MemoryEntry, 'digest' | 'run'>;
 
-  /**
-   * Before a request goes (RecordJob.intend): what the memory must believe if its answer is lost
-   * (docs/sync.md, "A request cut short"). Returns whether a line was written.
-   */
+  /** What the memory must believe if the answer is lost (docs/sync.md, "A request cut short"); whether written. */
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
@@ -687,10 +624,8 @@ export abstract class SentMemory<P> {
   }
 
   /**
-   * The target refused a request (nothing applied): its intent is taken back (docs/sync.md, "A
-   * request cut short"). One refused as `taken` is on the target: the entry before stands, no longer
-   * tentative, else a bare mark (digest empty: sent again; no fields: not a collection examctl sent;
-   * docs/sync.md, "Created or updated").
+   * A refused request's intent taken back (docs/sync.md, "A request cut short"). `taken`: it is on the target, so the
+   * entry before stands, not tentative, else a bare mark (docs/sync.md, "Created or updated").
    */
   refused(unit: Unit<P>, taken = false, _unsent = false): void {
     const memory = this.memory;
@@ -708,8 +643,7 @@ export abstract class SentMemory<P> {
   answered(payload: P, id: string | null, outcome: Outcome): Outcome {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
-    // No intent written for it (a run without a journal): the memory is still as it was before. Acknowledged to an
-    // earlier attempt of this run (a resume): what that attempt did is not known, so neither is this resend's.
+    // No intent (no journal): the memory is as it was. Acknowledged to an earlier attempt (a resume): not known.
     const action =
       before?.run === this.run
         ? undefined
@@ -725,11 +659,7 @@ export abstract class SentMemory<P> {
       : { ...outcome, action: action ?? 'sent' };
   }
 
-  /**
-   * A unit the file did not change, sent only because the store's standing took back its acknowledgement
-   * (docs/sync.md, "Where the store stands"): judged here, so the plan and the answer say so alike and the report
-   * tells it from a changed row. `digest`: the unit's, where known.
-   */
+  /** A unit the file did not change, sent again because the store lost it (docs/sync.md, "Where the store stands"). */
   protected goingAgain(unit: Unit<P>, digest?: string): Unit<P> {
     const gone = unit.id === null ? undefined : this.goneAgain.get(unit.id);
     if (gone === undefined || !unit.prepared.ok || gone.digest !== (digest ?? this.digestOf(unit.prepared.value)))
@@ -737,28 +667,19 @@ export abstract class SentMemory<P> {
     return { ...unit, goesAgain: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
   }
 
-  /**
-   * What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was
-   * written for may go.
-   */
+  /** What `intend` wrote made durable, and written ahead to a state service: its requests may go. */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();
     if (this.run !== undefined) await this.placed?.writeAhead(this.run);
   }
 
-  /**
-   * The entry an unanswered request leaves: the remembered one, digests cleared (its row goes again),
-   * unless it is the request acknowledged already. None for an id not remembered: sent anyway.
-   */
+  /** An unanswered request's entry: the remembered one, digests cleared, unless this request was acknowledged. */
   protected intentOf(payload: P, entry: MemoryEntry | undefined, _run: string): MemoryEntry | undefined {
     if (entry === undefined || entry.digest === '' || entry.digest === this.keptDigestOf(payload)) return undefined;
     return distrusted(entry);
   }
 
-  /**
-   * A request that may have changed the target without an ok (RecordJob.unsettled): the entry loses
-   * its digests, so the row goes next night even as acknowledged before. Only ever makes more go.
-   */
+  /** A request that may have changed the target without an ok: its entry loses its digests, so it goes again. */
   unsettled(unit: Unit<P>): void {
     if (unit.id !== null) this.distrust(unit.id);
   }
@@ -768,10 +689,7 @@ export abstract class SentMemory<P> {
     if (entry !== undefined && entry.digest !== '') this.memory!.record(id, distrusted(entry));
   }
 
-  /**
-   * `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not
-   * stored, its lock kept) is said, not lost.
-   */
+  /** `run`, closing the memory when it fails: its error is thrown; a failing close too is said, not lost. */
   async closingOnFailure<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -781,10 +699,7 @@ export abstract class SentMemory<P> {
     }
   }
 
-  /**
-   * Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and
-   * unlocked).
-   */
+  /** Ends the memory: the run's end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
     await this.ending().catch(() => undefined);
@@ -888,7 +803,7 @@ export function registrations(schedules: MemoryEntries | undefined): Map<string,
       for (const id of candidates ?? []) if (!(runs.get(id)! >= run)) runs.set(id, run);
     }
   } catch {
-    // As the doc says.
+    // A damaged line: done without.
   }
   return runs;
 }

@@ -1,7 +1,4 @@
-/**
- * Stale input: a --disable-missing run that would disable users created by runs later than every
- * run that created a user the file holds is refused (docs/sync.md, "Stale input"). No clock decides.
- */
+/** A --disable-missing run disabling users newer than every creator of the file's users: refused (no clock decides). */
 import { UsageError } from '../system/errors.js';
 import { counted, namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -12,9 +9,8 @@ import type { RunFile } from './replayed-file.js';
 const NAMED = 5;
 
 /**
- * What an acknowledged user's entry says of the run that created it: kept, or this run's when the
- * memory held it only as an intent (a joiner) or not at all; a retry's (`retried`: the run its
- * report row names, '' for none) is that run's, marked: judged as its joiner, no sign of how new a file is.
+ * The run that created an acknowledged user: kept, or this run's for a joiner; a retry's (`retried`: its report row's
+ * run) is that run's, marked: no sign of how new a file is.
  */
 export function joinedOf(
   before: MemoryEntry | undefined,

@@ -19,10 +19,9 @@ const KIND_OF: Readonly<Record<string, SyncKind>> = { 'user sync': 'users', 'sch
 const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'onlyNew', 'onlyExisting'] as const;
 
 /**
- * Refuses the resume of run `header` when the memory records a later run of its target and
- * population (`laterRuns`: unless --over-later-runs or --force), or, for a run that decided from
- * the memory, when the memory holds no record of its population at all (`lostMemory`: unless --force).
- * Read without a lock, unless `held`: the memory the resumed run opened and holds.
+ * Refuses the resume of run `header` when the memory records a later run of its population (unless
+ * --over-later-runs or --force), or, for a deciding run, no record of it at all (unless --force). `held`: the memory
+ * the resumed run holds (else read without a lock).
  */
 export async function refuseResumeAgainstMemory(
   header: {

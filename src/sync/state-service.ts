@@ -1,7 +1,4 @@
-/**
- * A state service speaking Terraform's HTTP backend protocol keeps the sync memory: its requests
- * and its lock, docs/sync.md, "A state service". The exchanges themselves: src/context/state-http.ts.
- */
+/** A state service (Terraform's HTTP backend) keeping the sync memory (docs/sync.md, "A state service"). */
 import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
@@ -43,10 +40,7 @@ export class StateService {
   private readonly unlockMethod: string;
   private readonly http: StateHttp;
 
-  /**
-   * The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials
-   * and lock settings.
-   */
+  /** The service at `address` (exit 2 for one examctl will not use), with the environment's credentials and locks. */
   constructor(address: string, env: Env) {
     this.http = openStateHttp(address, env);
     this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? this.http.address;
@@ -61,10 +55,7 @@ export class StateService {
     return this.http.address;
   }
 
-  /**
-   * The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet
-   * (404, 204, an empty 200).
-   */
+  /** The document (`at`: another address, a run's intents); undefined when none yet (404, 204, an empty 200). */
   async read(at = this.address): Promise<string | undefined> {
     const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || (took(answer) && answer.text.trim() === '')) return undefined;
@@ -126,11 +117,7 @@ export class StateService {
     if (!took(answer, 404)) throw this.failed('DELETE', answer, at);
   }
 
-  /**
-   * Takes the lock for `operation`; while another holds it (423, 409), waits at most `timeoutMs`
-   * (EXAMCTL_LOCK_TIMEOUT_MS), then exit 3 naming the holder and how to release a lock whose run
-   * was killed. Returns the lock info to release it with.
-   */
+  /** Takes the lock; while another holds it (423, 409) waits up to `timeoutMs`, then exit 3 naming the holder. */
   async lock(operation: string, timeoutMs: number, onWait?: OnWait): Promise<StateLockInfo> {
     const ID = randomUUID();
     const info: StateLockInfo = {
@@ -252,10 +239,7 @@ function describeHolder(text: string): { words: string; id: string | undefined }
   };
 }
 
-/**
- * The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone
- * (system/lock.ts, isStale).
- */
+/** The holder's own record (its Info) when it ran on this host and its process is gone (system/lock.ts, isStale). */
 function deadHolderHere(text: string): LockInfo | undefined {
   const held = jsonObject(text).Info;
   const local = lockInfoOf(jsonObject(typeof held === 'string' ? held : undefined));

@@ -1,7 +1,6 @@
 /**
- * Where the store stands against what the memory saw (docs/sync.md, "Where the store stands"):
- * the one comparison of the store's head (src/engine/store/store-head.ts) with the heads a
- * population's runs recorded, and what it makes the memory send again.
+ * Where the store stands (docs/sync.md, "Where the store stands"): the one comparison of the store's head
+ * (engine/store/store-head.ts) with the heads a population's runs recorded, and what goes again.
  */
 import type { StoreHead } from '../port/integration-api.js';
 
@@ -11,10 +10,7 @@ export type SeenHead = [head: string, run: string, attempt: string, end: boolean
 /** The most heads a population keeps (the oldest go): a store restored to before them all is another's. */
 export const KEPT_HEADS = 64;
 
-/**
- * The most batch heads a population keeps (a run not ended, `keptHeads`): the oldest go, their acknowledgements judged
- * from the head before.
- */
+/** The most batch heads a population keeps: the oldest go, their acknowledgements judged from the head before. */
 export const KEPT_BATCH_HEADS = 16;
 
 /** The first batch's tag is the attempt's own (its start head). */
@@ -31,11 +27,7 @@ function tagParts(tag: string): [attempt: string, batch: number] {
   return dot < 0 ? [tag, 0] : [tag.slice(0, dot), Number.parseInt(tag.slice(dot + 1), 36)];
 }
 
-/**
- * Whether an entry acknowledged under `acked` is among `undone`: a tag there undoes what its attempt
- * acknowledged from its batch on (a batch's head dropped, or never written before a kill, is judged
- * with the one before it).
- */
+/** Whether an entry acknowledged under `acked` is undone: a tag undoes its attempt's from its batch on. */
 export function undoneBy(undone: Iterable<string>): (acked: string | undefined) => boolean {
   const from = new Map<string, number>();
   for (const tag of undone) {
@@ -69,10 +61,7 @@ export type Standing =
   | { is: 'same'; at: SeenHead; undone: ReadonlySet<string>; midRun: boolean }
   /** `changed`: the keys the store changed since `at` (`users:<id>`). */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
-  /**
-   * `moved`: its head is later than `at` (written since); `midRun`: `at` is a batch's head or where a resume began, so
-   * the store holds part of what its run sent.
-   */
+  /** `moved`: written since `at`; `midRun`: `at` is a batch's or a resume's head (part of its run is held). */
   | {
       is: 'behind';
       at: SeenHead;
@@ -106,10 +95,7 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   return { is: 'behind', at: seen[held]!, undone, changed, moved: head !== store.head, midRun };
 }
 
-/**
- * Where the store stands against a memory, for every command: by the heads its runs saw; with none (an older
- * examctl's memory) by the store instance its header records (`recorded`) against the store's own (`instance`).
- */
+/** Where the store stands against a memory: by its heads; with none (an older examctl's), by the store instance. */
 export function memoryStanding(
   seen: readonly SeenHead[],
   recorded: string | undefined,
@@ -121,10 +107,7 @@ export function memoryStanding(
   return ofOther ? { is: 'other', instance } : standing(seen, store);
 }
 
-/**
- * Which entries of a memory of `collection` go again, by id and the tag they were acknowledged under; none: all stand
- * (docs/sync.md, "Where the store stands"). One in flight as its batch's head was read goes again: safe.
- */
+/** Which entries go again, by id and acknowledging tag (none: all stand); one in flight at a batch head goes: safe. */
 export function sentAgain(
   found: Standing,
   collection: string,
@@ -154,11 +137,9 @@ export function headsToAsk(seen: readonly SeenHead[]): string[] {
 }
 
 /**
- * What a night or `doctor` says of a standing, if anything: a store restored, or another one. A store
- * at the head an attempt began at, where `entries` (of `collection`, by id) hold nothing that attempt
- * acknowledged, lost nothing: that attempt was killed before its first commit, and no restore is said. A
- * store past a run's start or end head holds part of what was sent after it only where it changed what the
- * memory acknowledged after that head (else others wrote it after the restore: a user sync before a schedule push).
+ * What a night or `doctor` says of a standing: a store restored, or another. At an attempt's start head with nothing
+ * it acknowledged, nothing was lost (killed before its first commit). Past a head, the store holds part of what was
+ * sent after it only where it changed what the memory acknowledged (else others wrote after the restore).
  */
 export function standingWords(
   found: Standing,

@@ -78,7 +78,7 @@ export class SyncMemory {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private kicked = 0;
-  /** Whether the file is of this format (a feeder appends to an older one without batch tags, which it refuses). */
+  /** Whether the file is of this format (to an older one, a feeder appends no batch tags). */
   current = false;
   /** The store instance an older examctl's header names (none: not recorded). */
   instance: string | undefined;
@@ -94,7 +94,7 @@ export class SyncMemory {
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
-    /** The populations the file records; undefined for format 1 (taken from its entries, never appended to it). */
+    /** The populations the file records; undefined for format 1 (taken from its entries). */
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
@@ -169,8 +169,8 @@ export class SyncMemory {
   }
 
   /**
-   * Ready to append: a torn last line cut off (docs/sync.md, "Format") by a run alone on the memory only, since a
-   * feeder's write in progress can look torn to another; decided under LOCK on the tail read again.
+   * A torn last line cut off (docs/sync.md, "Format") only by a run alone on the memory (a feeder's write in
+   * progress looks torn to another), decided under LOCK on the tail read again.
    */
   private async openForAppend(contents: MemoryContents, handle: FileHandle, lockTimeoutMs: number): Promise<void> {
     this.handle = handle;
@@ -183,8 +183,7 @@ export class SyncMemory {
             await handle.truncate(cut);
         });
       }
-      // A file with no line (a file system without hard links, where it is made empty first; or a
-      // kill before its first line): the header first.
+      // A file with no line (made empty without hard links, or killed before its first): the header first.
       if (contents.lines === 0 && (await handle.stat()).size === 0)
         await appendDurably(handle.fd, Buffer.from(headerLine(this.kind, this.target), 'utf8'), null);
     } catch (error) {
@@ -192,15 +191,12 @@ export class SyncMemory {
     }
   }
 
-  /** The populations real runs synced to this target, by `populationKey` (populationsOf). */
+  /** The populations real runs synced to this target, by `populationKey`. */
   populations(): Map<string, PopulationRecord> {
     return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
 
-  /**
-   * Records that run `run` synced the population `key` (at its start and, `ended`, its end), with the store head it
-   * saw then and the attempts a restored store undid (store-standing.ts). Never to a format 1 file.
-   */
+  /** Records run `run` of population `key` (start or end), the head it saw, attempts a restore undid. Not format 1. */
   recordPopulation(
     key: string,
     run: string,
@@ -295,10 +291,7 @@ export class SyncMemory {
     });
   }
 
-  /**
-   * What was recorded so far on disk now (before a request whose intent it recorded goes out); throws (exit 3) when a
-   * write failed, so nothing is sent that the memory could not put on record first.
-   */
+  /** What was recorded, on disk now; throws (exit 3) when a write failed: nothing goes that is not on record first. */
   async durable(): Promise<void> {
     if (this.handle === undefined) return;
     this.kick();
@@ -309,7 +302,6 @@ export class SyncMemory {
   /** Everything remembered on disk, the file closed and the lock released; throws when a write failed (exit 3). */
   async close(): Promise<void> {
     try {
-      // A failed write is thrown below, after the lock is released.
       await this.durable().catch(() => undefined);
       await this.handle?.close().catch(() => undefined);
       this.handle = undefined;

@@ -1,8 +1,4 @@
-/**
- * A user request's changes, field by field, with the value before where examctl knows it
- * (docs/plan.md, "Before and after"): on the local target the store's record, on a remote target
- * what examctl last sent (the sync memory's entry).
- */
+/** A user request's changes, field by field, with the value before where known (docs/plan.md, "Before and after"). */
 import { sameValue } from '../domain/same-value.js';
 import type { UserRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
@@ -19,20 +15,13 @@ const SECRET = 'Password';
  */
 export const MEMBERSHIPS = 'Hierarchies';
 
-/**
- * What examctl knows of a user before the request: a value by field. `whole`: the record is
- * complete (a local store's), so a field it lacks is known to have no value; else such a field is
- * not known.
- */
+/** What examctl knows of a user before the request; `whole` (a local store's): a field it lacks has no value. */
 export interface KnownBefore {
   readonly fields: Readonly<Record<string, unknown>>;
   readonly whole: boolean;
 }
 
-/**
- * A local store's record (LocalDirectory.storedUserOf, with its memberships): whole; a login it does
- * not disable is enabled (`false`), as a leaver's change says it.
- */
+/** A local store's record, whole; a login it does not disable is enabled (`false`), as a leaver's change says. */
 export function storedBefore(stored: StoredUserView | null, memberships: unknown): KnownBefore | undefined {
   if (stored === null) return undefined;
   return { fields: { ...stored, DisableLogin: stored.DisableLogin === true, [MEMBERSHIPS]: memberships }, whole: true };
@@ -45,10 +34,7 @@ function isDefault(value: unknown): boolean {
   return value === false || (Array.isArray(value) && value.length === 0);
 }
 
-/**
- * What examctl last sent, as the sync memory keeps it. An entry distrusted (its digest cleared) says an update with no
- * field known: what it last sent is no longer what the target holds.
- */
+/** What examctl last sent; a distrusted entry knows no field (what it sent is no longer what the target holds). */
 export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefined {
   if (entry === undefined || entry.tentative === true) return undefined;
   if (entry.digest === '') return { fields: {}, whole: false };
@@ -64,10 +50,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
 /** Fields a memory entry keeps apart (`f`, `l`, `m`, links) or never (the password), so not in MemoryEntry.sent. */
 const KEPT_APART = new Set(['ExternalId', 'FirstName', 'LastName', 'Email', SECRET, 'Hierarchies']);
 
-/**
- * MemoryEntry.sent after `sent` was acknowledged: each of its other fields as sent, over those sent
- * before (a field a request leaves out keeps its value on the target). Undefined for none.
- */
+/** MemoryEntry.sent after `sent` was acknowledged: its fields over those before (one left out keeps its value). */
 export function sentFields(
   sent: UserRequest,
   before: Readonly<Record<string, unknown>> | undefined,
@@ -83,10 +66,8 @@ export function sentFields(
 }
 
 /**
- * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value; memberships link by link (membershipChange). A field known to
- * have no value changes unless `after` is its default: `known` with no `before`. Undefined for a
- * user examctl knows nothing of (a create).
+ * Each field of `after` that differs from `before` or whose old value is unknown; the password only as changed;
+ * memberships link by link; a field known empty changes unless `after` is its default. Undefined: a create.
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
   if (before === undefined) return undefined;

@@ -58,10 +58,7 @@ type Leaver = [id: string, entry: MemoryEntry | undefined, withdrawn?: { why: st
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
 
-/**
- * The most users --max-disable or --max-prune lets a run touch (docs/sync.md, "Leavers"): the
- * default scales, so a truncated or wrong file trips it at 40 users as at 40,000.
- */
+/** The most users --max-disable or --max-prune lets a run touch (docs/sync.md, "Leavers"): the default scales. */
 export function thresholdOf(
   flag: string,
   value: string | undefined,
@@ -86,9 +83,7 @@ export function thresholdOf(
   );
 }
 
-/**
- * Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` (`value`) lets it.
- */
+/** Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` lets it. */
 function refuseOver(
   flag: string,
   value: string | undefined,
@@ -125,7 +120,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
-  /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
+  /** Whether a table input has a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
   private table: LeaverTable | undefined;
@@ -135,7 +130,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly rawOf = new WeakMap<UserRequest, string>();
   /** Without --prune-memberships: who keeps what the file no longer gives (`keptLinksLine`). */
   private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
-  /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
+  /** The ids of the file's records (not --only-failed's), for one id per file (record-job.ts). */
   fileIds: IdsOfOneInput | undefined;
   /** While `describePlan` judges the file: what the run itself says (kept links) is not said twice. */
   private counting = false;
@@ -215,8 +210,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         if (id.includes('\uFEFF')) this.fileIds = undefined;
         this.fileIds?.repeated(id, record.source);
         zeros?.add(record);
-        // Ids as the service compares them, ignoring case: a row whose id only changed case is the
-        // same user, never a leaver (an export spelling st-3 as ST-3 one night).
+        // Ids ignoring case, as the service compares them: an id that only changed case is no leaver.
         if (disableMissing) inFile.add(id.toLowerCase());
         if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
         if (!pruneMemberships) continue;
@@ -265,8 +259,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       );
     }
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
-      // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
-      // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
+      // An earlier examctl's memory holds no links: a full run records them.
       await say(
         this.deps,
         `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`,
@@ -288,8 +281,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const population = this.flags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
-    // One pass: this population's leavers, its remembered users (--max-disable's base: not
-    // disabled, or disabled by this very run), and other populations' missing users.
+    // One pass: this population's leavers, its remembered users (--max-disable's base), others' missing users.
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
@@ -309,9 +301,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
     }
     this.leavers = leavers.sort(byKey);
-    // Said where it may not be what the admin meant: a run without --population beside runs with
-    // one, or a population's first night (users synced before it had one are not its own). Two
-    // populations' nights, each the other's missing users, say nothing.
+    // Said where it may not be what the admin meant: a run without --population beside runs with one, or a
+    // population's first night. Two populations' nights, each the other's missing users, say nothing.
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
       await say(
@@ -334,10 +325,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
-  /**
-   * A disable the stopped run never sent keeps its intent (the user goes again next night, back in
-   * the file or not): a resume of that run judges its recorded leavers by what the nights since sent.
-   */
+  /** A disable the stopped run never sent keeps its intent: a resume judges its leavers by what nights since sent. */
   override refused(unit: Unit<UserRequest>, taken = false, unsent = false): void {
     if (unsent && unit.prepared.ok && unit.prepared.value.DisableLogin === true) return;
     super.refused(unit, taken);
@@ -384,9 +372,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * With --disable-missing, DisableLogin false goes to each user of a full run, to one whose
-   * verdict was distrusted (a store restored) unless a local store has it enabled, and to one the
-   * memory does not know that a local store has disabled (a row `synced adopt` did not adopt).
+   * With --disable-missing, DisableLogin false goes to each user of a full run, to one distrusted (a store restored)
+   * unless a local store has it enabled, and to one unknown that a local store has disabled (not adopted).
    */
   private enables(id: string, digest: string | undefined): boolean {
     if (this.flags.disableMissing !== true) return false;
@@ -419,8 +406,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.noteKeptLinks(unit.id, given);
     }
     let value = given;
-    // A user the memory knows it disabled is back; a full run with --disable-missing enables every
-    // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    // A disabled user back, or a full --disable-missing run (docs/sync.md, "Drift"): remembered as the file gives it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
       value = { ...value, DisableLogin: false };
     // A local store says which of them it holds: only those are deleted (a restore may have gone back past a prune).
@@ -495,10 +481,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return requestDigest(digestedAs(population)(given));
   }
 
-  /**
-   * A mover without --prune-memberships, counted once per id. Rows unchanged by raw digest never
-   * come here, and need not: only an entry whose links are the request's keeps a raw digest.
-   */
+  /** A mover without --prune-memberships, once per id (a raw-unchanged row keeps its links, so never comes here). */
   private noteKeptLinks(id: string, request: UserRequest): void {
     const prune = pruneOf(this.memory?.entries.get(id)?.links, request, true);
     const kept = this.keptLinks;
@@ -525,8 +508,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** With --changed-only, a row whose raw digest is its entry's is not built (docs/sync.md, "The raw digest"). */
   recordUnit(record: InputRecord): Unit<UserRequest> {
-    // Made before the unit is built (coercion works in the record's fields), only where used: not
-    // for an entry an older examctl wrote without one (that night costs what it did).
+    // Before the unit is built (coercion works in the record's fields), and only where an entry has one.
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
     if (record.raw !== undefined) this.hierarchiesColumn ??= record.raw.names?.includes('Hierarchies');
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
@@ -635,11 +617,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }
 
-  /**
-   * A leaver's answer says `disabled`, unless the target says it changed nothing (the local store
-   * held the login disabled already: a memory rebuilt by `synced adopt`); a 131 or 1134 for a link
-   * examctl DELETEs is done.
-   */
+  /** A leaver's answer says `disabled` unless nothing changed; a 131 or 1134 for a link examctl DELETEs is done. */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     if (this.disables.has(payload) && outcome.status === 'ok')
       return outcome.action === 'unchanged'
@@ -650,8 +628,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       outcome.status === 'failed' &&
       outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)
     ) {
-      // 240 (a role is required to create): the user is not on the target, so cannot log in. Ok,
-      // unchanged, remembered as disabled and tentative (not sent again; back, it is created).
+      // 240 (a role is required to create): not on the target, so cannot log in; remembered disabled and tentative.
       this.neverCreated.add(payload);
       return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target: nothing to disable' };
     }
@@ -738,10 +715,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));
   }
 
-  /**
-   * A sent user's population after this run (docs/sync.md, "Two exports, two populations"): a run
-   * with neither --population nor --disable-missing (a one-off fix) leaves it where it was.
-   */
+  /** A sent user's population (docs/sync.md, "Two exports, two populations"): a one-off fix leaves it as it was. */
   private populationOf(entry: MemoryEntry | undefined): { population?: string } {
     const own = this.flags.population;
     if (own === undefined && this.flags.disableMissing !== true && entry?.population !== undefined)
@@ -767,9 +741,8 @@ export async function populationFingerprint(
 }
 
 /**
- * What the memory keeps of an acknowledged user besides digest and run (keptBeside, `synced adopt`);
- * the raw digest only where --prune-memberships would add nothing to this request against `links`;
- * what `links` lost since `before` joins its pruned links.
+ * What the memory keeps of an acknowledged user besides digest and run; the raw digest only where
+ * --prune-memberships would add nothing against `links`; what `links` lost since `before` joins its pruned.
  */
 export function acknowledgedUser(
   sent: UserRequest,
@@ -780,7 +753,6 @@ export function acknowledgedUser(
   population: string | undefined,
   before?: MemoryEntry,
 ): Omit<MemoryEntry, 'digest' | 'run'> {
-  // Built field by field, not spread from one object per field: one object per acknowledged user.
   const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
   if (raw !== undefined && removalsOf(links, given.Hierarchies ?? []) === 0) more.raw = raw;
   if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
@@ -837,14 +809,10 @@ interface LeaverTable {
 const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
 type LeaverField = (typeof LEAVER_FIELDS)[number];
 
-/**
- * A file's rows under the report's header when it adds DisableLogin (`runs show` too: run-show-leavers.ts); the same
- * rows when it adds nothing.
- */
+/** A file's rows under the report's header when it adds DisableLogin (`runs show` too: run-show-leavers.ts). */
 export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
   if (table.header === table.source) return rows;
-  // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it
-  // has a ragged tail.
+  // The added cell is past the row's own, read as empty (reportRowCells): copied only for a ragged tail.
   const { source } = table;
   return rows.map((row) =>
     row.header.length === source.length && row.header.every((name, i) => name === source[i])

@@ -1,7 +1,4 @@
-/**
- * A run's intents on a state service, written ahead, and a run's end stored as a delta: docs/sync.md,
- * "Written ahead" and "Stored as deltas" (whatever a kill leaves is a memory a reader can load).
- */
+/** A run's intents written ahead to a state service, its end stored as a delta (docs/sync.md, "Written ahead"). */
 import { TargetError, UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
@@ -45,10 +42,7 @@ export function besideAddress(address: string, what: string): string {
   return url.href;
 }
 
-/**
- * The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or
- * damaged one ends them.
- */
+/** The documents at `<address>-<what><n>` while `follows` takes each: a missing or damaged one ends them. */
 async function chainOf<T extends IntentsBody | DeltaBody>(
   service: StateService,
   what: 'intents-' | 'delta-',
@@ -86,10 +80,7 @@ export async function storeDelta(
   await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
 }
 
-/**
- * The memory a service holds on top of `document`: its deltas appended to its texts, and what a run that never stored
- * its end wrote ahead on that (`folded`, not in the texts); with `parse`, its memories parsed again with both.
- */
+/** `document` with its deltas appended, and a lost run's intents (`folded`); `parse`: memories parsed with both. */
 export async function readServiceMemory(
   service: StateService,
   document: MemoryDocument | undefined,
@@ -126,10 +117,7 @@ export async function readServiceMemory(
   return { deltas: chain.length, deltaBytes: chain.reduce((sum, { bytes }) => sum + bytes, 0), folded };
 }
 
-/**
- * The memory a service holds as a reader takes it (undefined: none yet), checked (exit 2; `advice` follows), with its
- * deltas and a lost run's intents.
- */
+/** The memory a service holds, checked (exit 2), with its deltas and a lost run's intents; undefined: none yet. */
 export async function readServiceDocument(service: StateService, advice?: string): Promise<MemoryDocument | undefined> {
   const text = await service.read();
   if (text === undefined) return firstIntents(service);
@@ -172,10 +160,7 @@ export class WriteAhead {
     private readonly serial: number,
   ) {}
 
-  /**
-   * Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent
-   * then).
-   */
+  /** Uploads one batch of lines; throws when the service does not take it (nothing of the batch may go then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
     // Batch 0 may hold a lost run's intents: put back if this one does not take.
@@ -190,10 +175,8 @@ export class WriteAhead {
 }
 
 /**
- * The lines, by kind, that a run which never stored its end wrote ahead on top of the memory of
- * serial `serial` (none: nothing to fold), and that run: its batches from the first on, while each
- * is that run's next. A later run that took them in wrote them again in its own first batch, so
- * the run of batch 0 is the newest; what follows of an older run is left behind.
+ * What a run that never stored its end wrote ahead on the memory of `serial`, and that run: batch 0's run is the
+ * newest (a later run writes what it took in again in its own first), its batches while each is its next.
  */
 async function intentsToFold(
   service: StateService,
