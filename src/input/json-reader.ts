@@ -41,10 +41,7 @@ function describe(code: number): string {
   return strayCharacter(code) ?? ('{}[],:'.includes(char) ? `"${char}"` : 'a character that starts no JSON value');
 }
 
-/**
- * An invisible character named by its code point (quoted it prints as `""`): a stray BOM, a control or format
- * character.
- */
+/** An invisible character (a stray BOM, a control or format character) by its code point: quoted it shows `""`. */
 function strayCharacter(code: number): string | undefined {
   if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
   if (
@@ -73,9 +70,7 @@ class JsonElementScanner {
   private elementStart = -1;
   private elementLine = 0;
   private elementColumn = 0;
-  /**
-   * The element's text from earlier chunks, as pieces: appending to one string and searching it again was quadratic.
-   */
+  /** The element's text from earlier chunks, as pieces: appending to one string and searching it is quadratic. */
   private parts: string[] = [];
   private partsLength = 0;
   private index = 0;
