@@ -33,7 +33,7 @@ export function printLine(to: { stdout: TextSink }, text: string): void | Promis
   return to.stdout.write(`${terminalLine(text)}\n`);
 }
 
-/** Text that may span lines: line breaks and tabs kept, carriage returns (they overwrite a line) as above. */
+/** Text over lines: line breaks and tabs kept, carriage returns (they overwrite a line) and the rest as above. */
 export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, '?');
 }
