@@ -321,9 +321,8 @@ async function* jsonRecordSteps(
 }
 
 /**
- * Streams the records of a JSON file (one object, an array of objects, or NDJSON with blank lines allowed)
- * in batches, each record with its file, line and index; every iteration re-reads the file. Structural
- * problems throw InputFileError after the records before them.
+ * Streams the records of a JSON file (one object, an array of objects, or NDJSON with blank lines), re-read at each
+ * iteration; a structural problem throws InputFileError after the records before it.
  */
 export function readJsonRecords(path: string, file = path, same = {}): BatchedRecords {
   return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add, same)));

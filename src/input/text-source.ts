@@ -117,10 +117,7 @@ function firstInvalidOffset(bytes: Buffer): number {
 
 /** How a text file is read beyond what its bytes say. */
 export interface TextOptions {
-  /**
-   * The encoding of a file without a BOM, as a WHATWG label (`windows-1252`, `latin1`,
-   * `shift_jis`; `--encoding`). Undefined: UTF-8. A BOM (UTF-8 or UTF-16) always wins.
-   */
+  /** A BOM-less file's encoding, a WHATWG label (`--encoding`; undefined: UTF-8); a UTF-8 or UTF-16 BOM wins. */
   encoding?: string;
   /** Told once, before the first chunk, whether the file started with a BOM. */
   onBom?: (bom: boolean) => void;
@@ -136,10 +133,7 @@ function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
   return count;
 }
 
-/**
- * The file's text as UTF-8 byte chunks (re-read at each call): a UTF-8 BOM dropped, UTF-16 with a BOM
- * transcoded, anything not text refused as `file:line: not a text file (binary content)`.
- */
+/** The file's text as UTF-8 chunks, re-read at each call: a BOM dropped, UTF-16 transcoded, binary refused. */
 export async function* readUtf8Chunks(
   path: string,
   file: string = path,
