@@ -74,10 +74,11 @@ const BATCH_ROWS = 512;
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** A file without a zip directory, refused by what its first bytes say it is instead. */
-function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError {
-  const signature = error.head.length === 4 ? error.head.readUInt32LE(0) : undefined;
-  if (signature === ZIP_SIGNATURE)
+/** A file that is no readable zip, refused by what its first bytes say it is (without a zip directory). */
+function notAWorkbook(file: string, error: ZipFormatError): InputFileError {
+  const head = error instanceof NoZipDirectoryError ? error.head : undefined;
+  const signature = head?.length === 4 ? head.readUInt32LE(0) : undefined;
+  if (head === undefined || signature === ZIP_SIGNATURE)
     return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
   if (signature === OLE2_SIGNATURE) {
     return new InputFileError(
@@ -89,7 +90,7 @@ function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError 
   return new InputFileError(
     file,
     undefined,
-    error.head.length === 0
+    head.length === 0
       ? 'not an .xlsx workbook: the file is empty'
       : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
   );
@@ -297,10 +298,7 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   try {
     zip = await ZipEntries.open(path);
   } catch (error) {
-    if (error instanceof NoZipDirectoryError) throw notAWorkbook(file, error);
-    if (error instanceof ZipFormatError)
-      throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
-    throw cannotRead(file, error);
+    throw error instanceof ZipFormatError ? notAWorkbook(file, error) : cannotRead(file, error);
   }
   const small = limits.smallPartBytes;
   const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
