@@ -431,8 +431,7 @@ export function mapHeader(
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A column a computed field reads is known; one named as a report's column (an export's Status, Note...) is
-      // passed over.
+      // A column a computed field reads is known; one named as a report's (an export's Status, Note) is passed over.
       if (options.computed?.sources.has(key) !== true && !isReportColumnName(cell)) unknown.push(cell);
       return;
     }

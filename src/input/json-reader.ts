@@ -87,8 +87,7 @@ class JsonElementScanner {
   feed(chunk: string): void {
     this.text += chunk;
     this.scan();
-    // Scanned text leaves `text`: to the element's pieces, or dropped; an unscanned tail (a token cut by the chunk
-    // border) stays.
+    // Scanned text leaves `text` (to the element's pieces, or dropped); an unscanned tail (a cut token) stays.
     if (this.elementStart !== -1) {
       const scanned = this.text.slice(this.elementStart, this.pos);
       if (scanned.length > 0) {
@@ -255,8 +254,7 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch {
-      // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the
-      // file.
+      // What JSON.parse refused (a control character, an escape), found by a strict scan: its message quotes the file.
       try {
         scanJson(source, INPUT_LIMITS, { strict: true });
       } catch (error) {

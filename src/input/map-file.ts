@@ -112,8 +112,7 @@ export async function readMapFile(
 ): Promise<MapFileEntries> {
   let text: string;
   try {
-    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it
-    // is.
+    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as its config file is.
     text = decodeTextDocument(
       (await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check, same }))
         .bytes,

@@ -257,8 +257,7 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   // (0.25 as 25%): read as shown.
   if (numFmt?.includes('%') && formatTokens(numFmt).includes('%'))
     return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
-  // A whole number under a format of digits and literals (`00000`, `"C"000000`, `00000-0000`): the text shown, leading
-  // zeros and all.
+  // A whole number under a format of digits and literals (`00000`, `"C"000000`): the text shown, leading zeros too.
   const text = wholeNumberAsShown(value, numFmt) ?? plainNumber(value);
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {
     return {
