@@ -254,7 +254,7 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch {
-      // What JSON.parse refused (a control character, an escape), found by a strict scan: its message quotes the file.
+      // What JSON.parse refused (a control character, an escape), found by a strict scan: its own words quote the file.
       try {
         scanJson(source, INPUT_LIMITS, { strict: true });
       } catch (error) {
