@@ -23,10 +23,7 @@ function sectionsOf(numFmt: string): string[] | undefined {
   return sections;
 }
 
-/**
- * A section's placeholders and literal text (quoted, escaped, or shown as it is); undefined when it holds anything
- * else.
- */
+/** A section's placeholders and literal text (quoted, escaped, or shown as it is); undefined for anything else. */
 function partsOf(section: string): FormatPart[] | undefined {
   const parts: FormatPart[] = [];
   for (const [token] of section.matchAll(/"[^"]*"|\\[^]?|\[[^\]]*\]?|[^]/g)) {
@@ -34,7 +31,7 @@ function partsOf(section: string): FormatPart[] | undefined {
     else if (token.startsWith('"')) parts.push({ literal: token.slice(1, -1) });
     else if (token.startsWith('\\') && token.length === 2) parts.push({ literal: token.slice(1) });
     else if (PLAIN_LITERALS.has(token)) parts.push({ literal: token });
-    // A colour (`[Red]`) changes how the text looks, not what it says; anything else is no format of digits.
+    // Anything but a colour (COLOUR) is no format of digits.
     else if (!COLOUR.test(token)) return undefined;
   }
   return parts;

@@ -39,10 +39,7 @@ export function formatDuration(totalSeconds: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/**
- * A wait or a timeout given in ms: `500 ms`, `1.5 s` (never rounded up: `2 s` for 1,500 ms promises more), else `4 min
- * 5 s`.
- */
+/** A wait given in ms: `500 ms`, `1.5 s` (never rounded up: `2 s` for 1,500 ms promises more), else `4 min 5 s`. */
 export function formatMilliseconds(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
   return ms < 60_000 ? `${+(Math.floor(ms / 100) / 10).toFixed(1)} s` : formatDuration(ms / 1000);

@@ -31,10 +31,7 @@ export function sourceReportProblem(header: readonly string[]): string | undefin
   );
 }
 
-/**
- * After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by
- * --only-failed).
- */
+/** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids left (checked by --only-failed). */
 export const SCHEDULE_COLUMN = 'schedule';
 
 /** An item's doubtful values, after ACTION_COLUMNS, in an .xlsx report only (scripts parse a CSV's columns). */
@@ -65,23 +62,17 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
 /** The columns a report added: in a run report only, the last of each name; fed back, they are not read. */
 export function addedColumnsOf(header: readonly string[]): boolean[] {
   const keys = header.map(normalizeColumnName);
-  // They follow the report's (last) status column: an export's own before it (an older examctl's report has no run) are
-  // the input's.
+  // After the report's (last) status column: an export's own before it are the input's (an older report has no run).
   const from = isRunReportHeader(header) ? keys.lastIndexOf(STATUS_KEY) : keys.length;
   return keys.map((key, at) => at >= from && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
 }
 
-/**
- * A name a report adds: an export's own unmapped column of that name is passed over, not refused (kept in its report).
- */
+/** A name a report adds: an export's own unmapped column so named is passed over, not refused (kept in its report). */
 export function isReportColumnName(name: string): boolean {
   return ADDED_KEYS.has(normalizeColumnName(name));
 }
 
-/**
- * A run report written by examctl: its header has status and error_codes or error_messages (one may be deleted in a
- * spreadsheet).
- */
+/** A run report by examctl: its header has status and error_codes or error_messages (one may have been deleted). */
 export function isRunReportHeader(header: readonly string[]): boolean {
   const keys = new Set(header.map(normalizeColumnName));
   return keys.has(STATUS_KEY) && [...REPORT_KEYS].filter((key) => keys.has(key)).length >= 2;
@@ -117,8 +108,7 @@ export function isDryRunStatus(cell: string | undefined): boolean {
 
 /** --only-failed on a dry run's report: its valid rows were never sent, so leaving them out would drop them. */
 export function dryRunReportRefused(file: string, line: number, command: string): UsageError {
-  // The way on is the admin's own command less one flag: rebuilt here it would drop their other flags (--map-file,
-  // --dry-run...).
+  // The way on is the admin's own command less one flag: rebuilt here it would drop their other flags (--map-file...).
   return new UsageError(
     `${file}:${line}: this is a dry run's report (its status column says valid/invalid): nothing in it was sent, so --only-failed would leave out ` +
       `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): give the same ${command} command again without --only-failed`,

@@ -33,17 +33,12 @@ export function printLine(to: { stdout: TextSink }, text: string): void | Promis
   return to.stdout.write(`${terminalLine(text)}\n`);
 }
 
-/**
- * Text that may span lines: its line breaks and tabs kept, carriage returns (which overwrite a line) and the rest as
- * above.
- */
+/** Text over lines: line breaks and tabs kept, carriage returns (they overwrite a line) and the rest as above. */
 export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, '?');
 }
 
-/**
- * Data on stdout (CSV): on a terminal it passes the gate (line breaks kept); into a file or pipe it is kept exactly.
- */
+/** Data on stdout (CSV): on a terminal it passes the gate (line breaks kept); to a file or pipe it is kept exactly. */
 export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefined): string {
   return stdoutIsTerminal === true ? terminalLines(text) : text;
 }
@@ -55,9 +50,7 @@ export function terminalStdout(sink: TextSink): TextSink {
   };
 }
 
-/**
- * A commander refusal without `error: `, the argument it quotes stripped of an address's user info, query and fragment.
- */
+/** A commander refusal without `error: `, its quoted argument stripped of an address's user info, query, fragment. */
 export function commanderWords(text: string): string {
   return text
     .replace(/^error: /, '')

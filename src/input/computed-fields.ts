@@ -16,16 +16,10 @@ import type { InputRecord, MappedValue } from './record.js';
 /** Characters a template may make: far beyond any field (the longest takes a few thousand). */
 const MAX_COMPUTED_CHARS = 1_000_000;
 
-/**
- * A value table ready for lookups: words compared by valueWordKey (case and surrounding or repeated whitespace
- * forgiven).
- */
+/** A value table ready for lookups: words compared by valueWordKey (case and extra whitespace forgiven). */
 interface Lookup {
   byKey: ReadonlyMap<string, string>;
-  /**
-   * The table's words as a message lists them: the first ten, each cut (quotedValue), made once for every row that
-   * misses.
-   */
+  /** The table's words as a message lists them (the first ten, quotedValue), made once for every row that misses. */
   known: string;
   default?: string | undefined;
 }
@@ -102,9 +96,7 @@ type CellOf = (key: string) => { name: string; text: string } | undefined;
 /** Which sources of each computation a file's header has (a computation with none does nothing for that file). */
 type HeaderPlan = readonly (readonly Source[])[];
 
-/**
- * Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has.
- */
+/** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping its own. */
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   if (flags.length === 0) return entry;
   const written = hierarchyEntryParts(entry);
@@ -121,10 +113,7 @@ export class ComputedFields {
 
   constructor(
     readonly computations: readonly Computation[],
-    /**
-     * JSON keys that stay (normalized): the command's fields and the columns the map renames; a source that is none is
-     * read, then dropped.
-     */
+    /** JSON keys that stay (normalized): the command's fields and the columns the map renames; other sources go. */
     private readonly keep: ReadonlySet<string>,
   ) {
     const sources = new Set<string>();
@@ -283,10 +272,7 @@ export class ComputedFields {
     return shaped;
   }
 
-  /**
-   * The value of one computation for one row, with the cells it came from, or its problems; undefined when the row
-   * gives none.
-   */
+  /** One computation's value for a row, with the cells it came from, or its problems; undefined when it gives none. */
   private computed(
     computation: Computation,
     sources: readonly Source[],

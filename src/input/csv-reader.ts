@@ -49,10 +49,7 @@ interface CsvRowSink {
   row(cells: string[], line: number): void;
 }
 
-/**
- * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
- * refused: a runaway quote, not data. It keeps a hostile file's memory bounded and its time linear.
- */
+/** Bytes of a record's cells (csv-parse's `max_record_size`) past which it is a runaway quote: memory stays bounded. */
 export const MAX_RECORD_BYTES = 128_000;
 
 /** Bytes of the file's head searched for the end of the header line before the delimiter is chosen anyway. */
@@ -160,11 +157,9 @@ function lineFeedsIn(cells: readonly string[]): number {
 }
 
 /**
- * csv-parse's stream, each record taken where the stream pushes it, synchronously inside the
- * write that completed it: no record waits in the stream's buffer, none costs an event, and a
- * syntax error comes after every record before it was handed on (so `nextLine` is its line).
- * Not `on_record`: csv-parse builds two info objects per record for that hook (a third of a
- * 500k-row dry run's parsing time).
+ * csv-parse's stream, each record taken synchronously where the stream pushes it: none waits or costs an event, and a
+ * syntax error follows every record before it (so `nextLine` is its line). Not `on_record`: it builds two info
+ * objects per record (a third of a 500k-row dry run's parsing time).
  */
 let RecordParser: (new (options: Options, onRecord: (cells: string[]) => void) => Parser) | undefined;
 
@@ -277,7 +272,6 @@ export async function* csvRows(
       headerLine = line;
       sink.header(cells, line, dialect);
     } else if (cells.length !== width && (cells.length < named || cells.length > width)) {
-      // A row that swallowed line breaks usually means an unclosed quote or mixed line ends.
       const hint =
         extraLines > 0
           ? ` (the row runs over lines ${line}-${line + extraLines}: a quote that is not closed, or mixed CRLF and LF line ends?)`
@@ -336,8 +330,7 @@ export async function* csvRows(
     } catch (error) {
       // A syntax error belongs to the record that starts on nextLine.
       if (!isCsvError(error)) throw error;
-      // The error's own `quoting` says whether the last field *was* quoted; whether a quote is still
-      // open is the parser's state (csv-parse keeps `state` on the stream for compatibility).
+      // Whether a quote is still open is the parser's `state` (the error's `quoting`: the last field *was* quoted).
       const open =
         error.code === 'CSV_QUOTE_NOT_CLOSED' ||
         (target as unknown as { state?: { quoting?: unknown } }).state?.quoting === true;
@@ -403,10 +396,7 @@ export interface HeaderMapping {
 /** Names shown in one header message before the rest are only counted. */
 const NAMES_SHOWN = 10;
 
-/**
- * Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems
- * together.
- */
+/** Matches a header row to the command's columns (CSV and xlsx); throws the header problems together. */
 export function mapHeader(
   cells: readonly string[],
   options: CsvReadOptions,
@@ -441,8 +431,7 @@ export function mapHeader(
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A column a computed field reads is known; one named as a report's column (an export's Status, Note...) is
-      // passed over.
+      // A column a computed field reads is known; one named as a report's (an export's Status, Note) is passed over.
       if (options.computed?.sources.has(key) !== true && !isReportColumnName(cell)) unknown.push(cell);
       return;
     }
@@ -475,9 +464,8 @@ export function mapHeader(
     closestName(unknown[0]!, fieldNames, normalizeColumnName) === undefined
       ? unknown[0]
       : undefined;
-  // A header of one long word alone is no table's: most likely a secret given as the file (a token
-  // file for --file), so it is not quoted; the "no known column" problem below says what is expected.
-  // A single word of any length is a secret's shape too (a short token), as is one examctl holds.
+  // One word alone, or a secret examctl holds, is most likely a token file given as --file: not quoted (the
+  // "no known column" problem below says what is expected).
   const oneUnknownCell =
     alone !== undefined && cells.length === 1 && (/^\S+$/.test(alone.trim()) || looksLikeCredential(alone));
   // A header of one unknown cell of words is most likely no header at all: PowerShell 5.1's type
@@ -515,10 +503,7 @@ function oneCellHeaderProblem(cell: string): string {
   return `the header has one cell, ${quotedValue(cell, 'a header cell')}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
 }
 
-/**
- * The unknown columns (or JSON keys), each with the field it likely holds, and the `--map` flags that would
- * read them: the message teaches the fix.
- */
+/** Unknown columns (or JSON keys), each with its likely field and the `--map` that reads it: it teaches the fix. */
 export function unknownColumnsProblem(
   given: readonly string[],
   columns: readonly ColumnSpec[],
@@ -560,18 +545,13 @@ export function unknownColumnsProblem(
   return `${unknown.length === 1 ? `unknown ${noun}` : `unknown ${noun}s`}: ${listed}; ${fix}`;
 }
 
-/**
- * A word as a shell reads it back (POSIX shells, PowerShell and cmd alike for the usual headers): quoted unless plain.
- */
+/** A word as POSIX shells, PowerShell and cmd read it back (for the usual headers): quoted unless plain. */
 function shellWord(word: string): string {
   if (/^[A-Za-z0-9_=.,:/@%+-]+$/.test(word)) return word;
   return /["$`\\!]/.test(word) ? `'${word.replace(/'/g, `'\\''`)}'` : `"${word}"`;
 }
 
-/**
- * A list cell written with `,` or `;` where `|` was meant (`H-NORTH, H-SOUTH`) is one entry: a warning with the
- * hint (the value is still sent as written: a label may hold a comma).
- */
+/** A list cell with `,` or `;` where `|` was meant is one entry: warned, sent as written (a label may hold a comma). */
 export function listCellWarnings(cells: readonly string[], mapping: HeaderMapping): FieldWarning[] | undefined {
   let warnings: FieldWarning[] | undefined;
   const { names, lists } = mapping;
@@ -705,10 +685,7 @@ interface KeptRows {
 
 /** Rows per step of a replay after the first: a chunk's rows (448) at once got them promoted to V8's old space. */
 const KEPT_ROWS_PER_STEP = 64;
-/**
- * The first step's rows: about what the first 8 KiB read holds (text-source.ts), so the first request waits for as
- * little.
- */
+/** The first step's rows: about the first 8 KiB read's (text-source.ts), so the first request waits as little. */
 const KEPT_ROWS_FIRST_STEP = 48;
 
 /** The kept rows handed to `sink` as a read of the file would hand them, yielding between steps. */

@@ -66,10 +66,7 @@ export interface RecordShaping {
   /** Field -> value (already coerced) for a missing column or an empty cell. */
   set: ReadonlyMap<string, unknown>;
   dates: LocalTimeOptions;
-  /**
-   * Map-file entries onto another record command's field, left out (one map file serves several commands): one line for
-   * stderr.
-   */
+  /** Map-file entries onto another record command's field, left out: one line for stderr. */
   skipped?: string | undefined;
   /** The map file's value tables and computed fields (computed-fields.ts), when it has any. */
   computed?: ComputedFields | undefined;
@@ -77,10 +74,7 @@ export interface RecordShaping {
   encoding?: string | undefined;
 }
 
-/**
- * Every field any record command takes (the first command's spec of each), to tell a misspelt field from one this
- * command does not take.
- */
+/** Every record command's fields (the first spec of each): a misspelt field is told from one of another command. */
 const ALL_COLUMNS: readonly ColumnSpec[] = Object.values(RECORD_COLUMNS)
   .flat()
   .filter((spec, i, all) => all.findIndex((other) => other.name === spec.name) === i);

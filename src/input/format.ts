@@ -165,10 +165,7 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
   };
 }
 
-/**
- * A key as a problem's field: itself, or when long as messages quote it (cut, its length said): a 200,000-character key
- * is no name to print whole.
- */
+/** A key as a problem's field: itself, or when long cut as messages quote it (a 200,000-character key is no name). */
 function keyAsField(key: string): string {
   const quoted = quotedValue(key, 'a key');
   return quoted === JSON.stringify(key) ? key : quoted;

@@ -41,10 +41,7 @@ function describe(code: number): string {
   return strayCharacter(code) ?? ('{}[],:'.includes(char) ? `"${char}"` : 'a character that starts no JSON value');
 }
 
-/**
- * An invisible character named by its code point (quoted it prints as `""`): a stray BOM, a control or format
- * character.
- */
+/** An invisible character (a stray BOM, a control or format character) by its code point: quoted it shows `""`. */
 function strayCharacter(code: number): string | undefined {
   if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
   if (
@@ -73,9 +70,7 @@ class JsonElementScanner {
   private elementStart = -1;
   private elementLine = 0;
   private elementColumn = 0;
-  /**
-   * The element's text from earlier chunks, as pieces: appending to one string and searching it again was quadratic.
-   */
+  /** The element's text from earlier chunks, as pieces: appending to one string and searching it is quadratic. */
   private parts: string[] = [];
   private partsLength = 0;
   private index = 0;
@@ -92,8 +87,7 @@ class JsonElementScanner {
   feed(chunk: string): void {
     this.text += chunk;
     this.scan();
-    // Scanned text leaves `text`: to the element's pieces, or dropped; an unscanned tail (a token cut by the chunk
-    // border) stays.
+    // Scanned text leaves `text` (to the element's pieces, or dropped); an unscanned tail (a cut token) stays.
     if (this.elementStart !== -1) {
       const scanned = this.text.slice(this.elementStart, this.pos);
       if (scanned.length > 0) {
@@ -260,8 +254,7 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch {
-      // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the
-      // file.
+      // What JSON.parse refused (a control character, an escape), found by a strict scan: its own words quote the file.
       try {
         scanJson(source, INPUT_LIMITS, { strict: true });
       } catch (error) {
@@ -326,9 +319,8 @@ async function* jsonRecordSteps(
 }
 
 /**
- * Streams the records of a JSON file (one object, an array of objects, or NDJSON with blank lines allowed)
- * in batches, each record with its file, line and index; every iteration re-reads the file. Structural
- * problems throw InputFileError after the records before them.
+ * Streams the records of a JSON file (one object, an array of objects, or NDJSON with blank lines), re-read at each
+ * iteration; a structural problem throws InputFileError after the records before it.
  */
 export function readJsonRecords(path: string, file = path, same = {}): BatchedRecords {
   return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add, same)));

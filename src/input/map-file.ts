@@ -73,10 +73,7 @@ function keyPath(path: readonly string[]): string {
 
 type KeyLines = Map<string, number>;
 
-/**
- * Limits of a map file's JSON beyond its size: every value, value tables' words included, and its columns and computed
- * fields.
- */
+/** Limits of a map file's JSON beyond its size: values (value tables' words too), columns and computed fields. */
 export const MAP_FILE_MAX_ENTRIES = 100_000;
 export const MAP_FILE_MAX_COLUMNS = 5_000;
 /** Columns one template names: a value built of more is no field's (and 4 MiB of `{A}` would outgrow any string). */
@@ -104,25 +101,18 @@ export function mapFileShapes(profile: MapFileEntries, own?: MapFileEntries): bo
     .some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
 }
 
-/**
- * Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and
- * the key.
- */
+/** Reads and checks a map file; each problem is a UsageError naming `origin` (flag or profile key), line and key. */
 export async function readMapFile(
   path: string,
   origin: string,
   check?: RegularReadOptions['check'],
   same?: { sha256?: string },
-  /**
-   * Where a config file names it (`config.json:8`, a profile's): a file that cannot be read is a value refused
-   * there.
-   */
+  /** Where a config file names it (`config.json:8`): a file that cannot be read is a value refused there. */
   at?: string,
 ): Promise<MapFileEntries> {
   let text: string;
   try {
-    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it
-    // is.
+    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as its config file is.
     text = decodeTextDocument(
       (await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check, same }))
         .bytes,
@@ -238,9 +228,7 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
   return { columns, computed };
 }
 
-/**
- * A flag as `flags` names it: the cell syntax's word (`coordinator`) or the API's field (`IsCoordinator`), any case.
- */
+/** A flag as `flags` names it: the cell syntax's word (`coordinator`) or the API field (`IsCoordinator`), any case. */
 function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
   const key = normalizeColumnName(name);
   for (const [flag, field] of Object.entries(HIERARCHY_CELL_FLAGS)) {
@@ -249,9 +237,7 @@ function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
   return fail(`not a flag: one of ${FLAG_NAMES.join(', ')}`);
 }
 
-/**
- * The entry's value table (a "default" needs one); two words the match cannot tell apart (`Maths`, `MATHS`) must agree.
- */
+/** The entry's value table (a "default" needs one); words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
 function valueTable(
   entry: { values?: Record<string, string>; default?: string },
   fail: (message: string, path?: readonly string[]) => never,

@@ -32,10 +32,7 @@ export interface RawRow {
   cells: readonly string[];
   /** How the CSV input is written (a CSV report answers in the same dialect). */
   dialect?: CsvDialect;
-  /**
-   * The field each column was read as (the reader's header mapping, one array per file): a workbook report types a cell
-   * by its field.
-   */
+  /** The field each column was read as (one array per file): a workbook report types a cell by its field. */
   names?: readonly (string | undefined)[];
 }
 

@@ -67,10 +67,7 @@ export function columnOf(source: string, from: number, to: number): number {
   return i === from ? 0 : column;
 }
 
-/**
- * The number written in `source` between the indexes (at most nine digits: a style, row or string index), or -1 when it
- * is not one.
- */
+/** The number in `source` between the indexes (at most nine digits: a style, row or string index), else -1. */
 function digitsAt(source: string, from: number, to: number): number {
   if (to === from || to - from > 9) return -1;
   let value = 0;

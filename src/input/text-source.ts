@@ -5,9 +5,7 @@ import { TextDecoder } from 'node:util';
 import { InputFileError } from '../system/errors.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/**
- * Bytes per read: a chunk's records (one batch) die young; 64 KiB had ~25% lower peak RSS than 256 KiB, at equal speed.
- */
+/** Bytes per read: a chunk's records (one batch) die young; 64 KiB: ~25% lower peak RSS than 256 KiB, as fast. */
 const CHUNK_SIZE = 64 * 1024;
 /** The first read is smaller, so the first request waits for ~50 rows, not ~400 (bench/README.md "Issue 37"). */
 const FIRST_CHUNK_SIZE = 8 * 1024;
@@ -48,9 +46,8 @@ async function* rawChunks(
   file: string,
   check?: (read: Buffer, position: number) => Promise<void>,
 ): AsyncGenerator<Buffer> {
-  // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is
-  // complete).
-  // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
+  // A fresh buffer per read (the CSV reader keeps the head until the header line ends), read one ahead at explicit
+  // positions: the next chunk is read while the caller works on this one.
   let position = 0;
   const readAt = (at: number, size = CHUNK_SIZE): Promise<Buffer> => {
     const buffer = Buffer.allocUnsafe(size);
@@ -120,17 +117,11 @@ function firstInvalidOffset(bytes: Buffer): number {
 
 /** How a text file is read beyond what its bytes say. */
 export interface TextOptions {
-  /**
-   * The encoding of a file without a BOM, as a WHATWG label (`windows-1252`, `latin1`,
-   * `shift_jis`; `--encoding`). Undefined: UTF-8. A BOM (UTF-8 or UTF-16) always wins.
-   */
+  /** A BOM-less file's encoding, a WHATWG label (`--encoding`; undefined: UTF-8); a UTF-8 or UTF-16 BOM wins. */
   encoding?: string;
   /** Told once, before the first chunk, whether the file started with a BOM. */
   onBom?: (bom: boolean) => void;
-  /**
-   * The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag); `csv`: unless its head reads
-   * as JSON (a sniffed input).
-   */
+  /** A non-UTF-8 file's refusal names `--encoding`; `csv`: unless its head reads as JSON (a sniffed input). */
   encodingFlag?: boolean | 'csv';
   /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
   same?: { stat?: string; sha256?: string };
@@ -142,10 +133,7 @@ function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
   return count;
 }
 
-/**
- * The file's text as UTF-8 byte chunks (re-read at each call): a UTF-8 BOM dropped, UTF-16 with a BOM
- * transcoded, anything not text refused as `file:line: not a text file (binary content)`.
- */
+/** The file's text as UTF-8 chunks, re-read at each call: a BOM dropped, UTF-16 transcoded, binary refused. */
 export async function* readUtf8Chunks(
   path: string,
   file: string = path,
@@ -243,10 +231,7 @@ export async function* readUtf8Chunks(
       }
     };
 
-    /**
-     * The encoding the head's BOM (or --encoding) says, its decoder and the legacy watch set up; the bytes after the
-     * BOM.
-     */
+    /** Sets up the encoding the BOM (or --encoding) says, its decoder and the legacy watch; the bytes after the BOM. */
     const begin = (first: Buffer): Buffer => {
       const bom = bomOf(first);
       options.onBom?.(bom !== undefined);

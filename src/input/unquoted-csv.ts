@@ -96,10 +96,7 @@ export class UnquotedCsvLines {
     return true;
   }
 
-  /**
-   * The text's lines, split at the line ending; undefined when it mixes in another or a line is too long to be read
-   * here.
-   */
+  /** The text's lines, split at the line ending; undefined when it mixes in another or a line is too long here. */
   private lines(text: string): string[] | undefined {
     const lines = text.split(this.ending as string);
     // In CRLF text every CR and LF is one of the CRLFs between its lines, or the ends are mixed.

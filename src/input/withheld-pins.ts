@@ -21,10 +21,7 @@ function withheldPinOf(record: InputRecord): 'row' | 'request' | undefined {
   return undefined;
 }
 
-/**
- * The records with each withheld PIN replaced by `pin()` (left as it is when there is none: `refuseWithheldPins` stops
- * that run).
- */
+/** The records with each withheld PIN replaced by `pin()` (kept without one: `refuseWithheldPins` stops the run). */
 export async function* withGivenPins(
   records: AsyncIterable<InputRecord>,
   pin: () => string | undefined,

@@ -16,10 +16,7 @@ export interface XmlHandler {
   close(name: string): void;
   /** Decoded character data (entities resolved, CDATA as is); one text may come in several calls. */
   text(text: string): void;
-  /**
-   * A fast path: reads the element at `lt` itself when it can, giving the index after it; -1 leaves it to the
-   * tokenizer.
-   */
+  /** A fast path: reads the element at `lt` itself when it can, giving the index after it; -1: the tokenizer's. */
   element?(source: string, lt: number): number;
 }
 
@@ -130,10 +127,7 @@ export class XmlAttributes {
     return at === -1 ? undefined : this.source.slice(this.spans[at + 2], this.spans[at + 3]);
   }
 
-  /**
-   * Where the attribute of that local name is in `spans` (its value: `spans[at + 2]` to `spans[at + 3]` in `source`),
-   * or -1.
-   */
+  /** The attribute of that local name in `spans` (value: `spans[at + 2]` to `spans[at + 3]` in `source`), or -1. */
   find(name: string): number {
     const spans = this.spans;
     const source = this.source;
@@ -238,10 +232,7 @@ export class XmlTokenizer {
     }
   }
 
-  /**
-   * The start tag at `lt`, its attributes split into `this.attributes` in the same pass; undefined when it goes on past
-   * `source`.
-   */
+  /** The start tag at `lt`, its attributes split into `this.attributes` in the same pass; undefined past `source`. */
   private readStartTag(source: string, lt: number): StartTag | undefined {
     const length = source.length;
     let at = lt + 1;

@@ -72,9 +72,7 @@ export function plainNumber(value: number): string {
   return `${negative ? '-' : ''}${body}`;
 }
 
-/**
- * A number format's own tokens: without quoted text, escaped characters (`\\d`, `_d`, `*d`), brackets and `General`.
- */
+/** A number format's own tokens: no quoted text, escaped characters (`\\d`, `_d`, `*d`), brackets or `General`. */
 function formatTokens(numFmt: string): string {
   return numFmt
     .replace(/"[^"]*"/g, '')
@@ -88,20 +86,14 @@ function hasElapsedToken(numFmt: string): boolean {
   return /\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''));
 }
 
-/**
- * A number format that shows a time of day (`hh:mm`, `dd/mm/yyyy hh:mm`, `[h]:mm:ss`): hour or second tokens (AM/PM and
- * A/P hold none).
- */
+/** A number format that shows a time of day (`hh:mm`, `[h]:mm:ss`): hour or second tokens (AM/PM and A/P hold none). */
 function showsTime(numFmt: string | undefined): boolean {
   return numFmt !== undefined && (hasElapsedToken(numFmt) || /[hs]/i.test(formatTokens(numFmt)));
 }
 
 const dateFormats = new Map<string, boolean>();
 
-/**
- * True when a number format shows a date or time: a y m d h s or b token, or an elapsed [h] [m] [s], among its own
- * tokens.
- */
+/** True when a number format shows a date or time: a y m d h s or b token, or [h] [m] [s], among its own tokens. */
 export function isDateFormat(numFmt: string | undefined): boolean {
   if (numFmt === undefined || numFmt === '') return false;
   let known = dateFormats.get(numFmt);
@@ -112,10 +104,7 @@ export function isDateFormat(numFmt: string | undefined): boolean {
   return known;
 }
 
-/**
- * `dateOnly`: the cell holds a date and no time (a whole day under a format without one), which no date-time field
- * takes.
- */
+/** `dateOnly`: a date and no time (a whole day under a format without one), which no date-time field takes. */
 function dateCell(date: Date, context: CellContext, dateOnly = false): CellReading {
   if (!Number.isFinite(date.getTime())) return { problem: 'the date cell holds no valid date', shown: '#VALUE!' };
   // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
@@ -268,8 +257,7 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   // (0.25 as 25%): read as shown.
   if (numFmt?.includes('%') && formatTokens(numFmt).includes('%'))
     return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
-  // A whole number under a format of digits and literals (`00000`, `"C"000000`, `00000-0000`): the text shown, leading
-  // zeros and all.
+  // A whole number under a format of digits and literals (`00000`, `"C"000000`): the text shown, leading zeros too.
   const text = wholeNumberAsShown(value, numFmt) ?? plainNumber(value);
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {
     return {

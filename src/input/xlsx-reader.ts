@@ -41,9 +41,7 @@ import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
   sheet?: string;
-  /**
-   * IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping).
-   */
+  /** The IANA zone of StartDateTime/EndDateTime date-time cells (`--timezone`, checked by recordShaping). */
   timeZone?: string;
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
@@ -76,10 +74,11 @@ const BATCH_ROWS = 512;
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** A file without a zip directory, refused by what its first bytes say it is instead. */
-function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError {
-  const signature = error.head.length === 4 ? error.head.readUInt32LE(0) : undefined;
-  if (signature === ZIP_SIGNATURE)
+/** A file that is no readable zip, refused by what its first bytes say it is (without a zip directory). */
+function notAWorkbook(file: string, error: ZipFormatError): InputFileError {
+  const head = error instanceof NoZipDirectoryError ? error.head : undefined;
+  const signature = head?.length === 4 ? head.readUInt32LE(0) : undefined;
+  if (head === undefined || signature === ZIP_SIGNATURE)
     return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
   if (signature === OLE2_SIGNATURE) {
     return new InputFileError(
@@ -91,7 +90,7 @@ function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError 
   return new InputFileError(
     file,
     undefined,
-    error.head.length === 0
+    head.length === 0
       ? 'not an .xlsx workbook: the file is empty'
       : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
   );
@@ -131,15 +130,11 @@ export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | unde
   throw new InputFileError(file, undefined, `--sheet ${wanted}: no sheet of that name (sheets: ${list()})`);
 }
 
-/** A workbook's tab, named for a message: `"Room A"`. */
 function quotedSheet(sheet: SheetEntry): string {
   return `"${sheet.name}"`;
 }
 
-/**
- * The column names of a worksheet's first row with a value, as headers are matched; none when the sheet
- * is empty, undefined when it cannot be read (the sheet read says why itself; another one is only compared).
- */
+/** A sheet's first non-empty row as header names; none for an empty sheet, undefined if unreadable (only compared). */
 async function headerNamesOf(
   workbook: OpenedWorkbook,
   sheet: SheetEntry,
@@ -168,9 +163,7 @@ async function headerNamesOf(
   return new Set();
 }
 
-/**
- * Without --sheet the other visible worksheets are refused or named (docs/input-formats.md, ".xlsx", "Other sheets").
- */
+/** Without --sheet the other visible sheets are refused or named (docs/input-formats.md, ".xlsx", "Other sheets"). */
 async function checkOtherSheets(
   workbook: OpenedWorkbook,
   chosen: SheetEntry,
@@ -184,7 +177,6 @@ async function checkOtherSheets(
   if (mine === undefined) return;
   const alike: SheetEntry[] = [];
   const unread: SheetEntry[] = [];
-  /** The unread sheets with a value at all: what an empty first sheet names. */
   const filled: SheetEntry[] = [];
   let fewestShared = mine.size;
   for (const other of others) {
@@ -306,10 +298,7 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   try {
     zip = await ZipEntries.open(path);
   } catch (error) {
-    if (error instanceof NoZipDirectoryError) throw notAWorkbook(file, error);
-    if (error instanceof ZipFormatError)
-      throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
-    throw cannotRead(file, error);
+    throw error instanceof ZipFormatError ? notAWorkbook(file, error) : cannotRead(file, error);
   }
   const small = limits.smallPartBytes;
   const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
@@ -411,7 +400,6 @@ async function* sheetRows(
       `${inHeader ? 'header' : 'row'} too large: row ${line} holds over ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes of text in its cells (the limit for one record, as for a CSV line)`,
     );
   };
-  // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
   const hidden: number[] = [];
   let hiddenCount = 0;
   for await (const batch of batches) {
@@ -538,10 +526,7 @@ async function* sheetRows(
   yield;
 }
 
-/**
- * Streams one worksheet's records (each iteration re-reads the file), with `problems` and `warnings`;
- * structural problems throw InputFileError naming the sheet: `users.xlsx[Sheet1]:7: reason`.
- */
+/** Streams one worksheet's records, re-read at each iteration; a structural problem names the sheet (`a.xlsx[S]:7`). */
 export function readXlsxRecords(path: string, options: XlsxReadOptions, same = {}): BatchedRecords {
   let header: TableHeader | undefined;
   const told = { ...options, met: (met: TableHeader) => (header = met) };

@@ -186,9 +186,7 @@ export class ZipEntries {
     if (crc >>> 0 !== entry.crc) throw new ZipFormatError(`a damaged zip entry (${name} fails its CRC-32 check)`);
   }
 
-  /**
-   * Where an entry's data starts: after its local header, whose name and extra lengths may differ from the directory's.
-   */
+  /** Where an entry's data starts: after its local header (name and extra lengths may differ from the directory's). */
   private async dataStart(entry: ZipEntry): Promise<number> {
     const handle = await open(this.path, 'r');
     const header = Buffer.alloc(30);

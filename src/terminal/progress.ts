@@ -18,9 +18,7 @@ interface ProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   stream: NodeJS.WritableStream;
   /** How long a run must last before the line appears (ms). */
   delayMs?: number;
-  /**
-   * False: the spinner is drawn without colour (table-format.ts, colorEnabled: NO_COLOR, FORCE_COLOR=0). Default true.
-   */
+  /** False: the spinner has no colour (table-format.ts, colorEnabled: NO_COLOR, FORCE_COLOR=0). Default true. */
   color?: boolean;
 }
 
@@ -38,19 +36,14 @@ type ProgressCounts = Record<ItemStatus, number> & { done: number };
 
 const NO_PROGRESS: Progress = { tick() {}, stop() {} };
 
-/**
- * ora needs cursor controls and divides by the width: a stream without them, or a 0-column pseudo-terminal, gets none.
- */
+/** ora needs cursor controls and divides by the width: a stream without them, or of 0 columns, gets none. */
 function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
   const terminal = stream as { cursorTo?: unknown; clearLine?: unknown; columns?: unknown };
   if (typeof terminal.cursorTo !== 'function' || typeof terminal.clearLine !== 'function') return false;
   return terminal.columns === undefined || (typeof terminal.columns === 'number' && terminal.columns > 0);
 }
 
-/**
- * The spinner line; none on a stream it cannot be drawn on. Its clock and timers are Date.now and setTimeout (tests
- * fake them).
- */
+/** The spinner line, none where it cannot be drawn; Date.now and setTimeout are its clock (tests fake them). */
 export function createProgress(options: ProgressOptions): Progress {
   if (!isDrawableTerminal(options.stream)) return NO_PROGRESS;
   return new SpinnerProgress(options);
@@ -129,10 +122,7 @@ export function progressText(counts: ProgressCounts, context: ProgressLineContex
   return [head, ...tally('ok'), ...tally('failed'), ...tally('partial'), ...tally('skipped'), rate, ...eta].join(' · ');
 }
 
-/**
- * What both forms say: done (of the total), a tally (ok and failed always, the others when any), the rate, the ETA
- * given a total.
- */
+/** What both forms say: done (of the total), a tally (ok and failed always, others when any), the rate, an ETA. */
 function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLineContext) {
   const rate = elapsedMs > 0 ? counts.done / (elapsedMs / 1000) : 0;
   const known = total !== undefined && total > 0;

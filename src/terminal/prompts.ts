@@ -19,7 +19,7 @@ import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../do
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../system/errors.js';
 
-/** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
+/** Where prompts read keys and draw (default: stdin and stderr). */
 interface PromptIo {
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
@@ -134,9 +134,7 @@ interface PromptUserOptions {
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
   /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
   hierarchies?: readonly HierarchyEntry[];
-  /**
-   * Correcting a failed send (offerCorrection): only the answers named are asked again, earlier answers as defaults.
-   */
+  /** Correcting a failed send (offerCorrection): only the answers named are asked again, earlier ones as defaults. */
   correct?: { names: ReadonlySet<string>; answered: Record<string, unknown> };
 }
 
@@ -334,10 +332,7 @@ interface ScheduleFieldsOptions {
   choices?: StoreChoices;
   /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
   defaults?: Partial<Record<ScheduleFieldName, string>>;
-  /**
-   * `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime), e.g. `25.01.2027 14:00` in
-   * Europe/Berlin.
-   */
+  /** `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime). */
   dates?: LocalTimeOptions | undefined;
 }
 
@@ -354,7 +349,6 @@ export async function promptScheduleFields(
   const answers: Partial<Record<ScheduleFieldName, string>> = {};
   const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
   const dates = options.dates ?? {};
-  // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
   const answerOf = (
     name: ScheduleFieldName,
     value: string,

@@ -47,10 +47,7 @@ const MODES: ReadonlySet<string> = new Set(
 
 const OPTION_LINE_WIDTH = 60;
 
-/**
- * An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the
- * service sent it.
- */
+/** An RFC 3339 instant to the minute in the chosen zone (the Times line names it); anything else as it was sent. */
 function formatInstant(value: unknown, times: OutputTimes): string {
   const instant = instantOf(value);
   return instant === undefined ? displayText(value) : instantText(instant, times, 'minutes');
@@ -265,11 +262,11 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const parts = [
     headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom),
     '',
+    paint(`Results (${results.length})`, 'bold', color),
+    results.length === 0 ? '(no results)' : resultsTable(results, color, width, times),
+    '',
+    statisticsTable(resultStatistics(results), color),
   ];
-  parts.push(paint(`Results (${results.length})`, 'bold', color));
-  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width, times));
-  parts.push('');
-  parts.push(statisticsTable(resultStatistics(results), color));
   return `${parts.join('\n')}\n`;
 }
 
@@ -280,17 +277,10 @@ function numericScore(score: unknown): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-interface ResultStatistics {
-  /** Every PassedStatus, zeros included. */
-  counts: Record<PassedStatus, number>;
-  /** Results whose PassedStatus is none of the four (a server that knows more states). */
-  other: number;
-  /** Mean over the results with a numeric score; null when none has one. */
-  meanScore: number | null;
-  scored: number;
-}
+type ResultStatistics = ReturnType<typeof resultStatistics>;
 
-export function resultStatistics(results: readonly ReviewSessionResult[]): ResultStatistics {
+/** Results per PassedStatus (zeros too; `other`: a state beyond the four), the mean of numeric scores or null. */
+export function resultStatistics(results: readonly ReviewSessionResult[]) {
   const counts: Record<PassedStatus, number> = { SATISFACTORY: 0, NOT_SATISFACTORY: 0, NOT_SUBMITTED: 0, VOIDED: 0 };
   let other = 0;
   let sum = 0;

@@ -20,9 +20,7 @@ export function colorEnabled(options: { isTTY: boolean | undefined; env: Env }):
   return options.isTTY === true;
 }
 
-/**
- * A table bound for stdout: fitted to its width and coloured only when it is a terminal (`show X | less` gets neither).
- */
+/** A table for stdout: fitted to its width and coloured only on a terminal (`show X | less` gets neither). */
 export function stdoutTableStyle(out: { stdoutIsTTY?: boolean; stdoutColumns?: number; env: Env }) {
   return {
     color: colorEnabled({ isTTY: out.stdoutIsTTY, env: out.env }),

@@ -3,9 +3,7 @@ import { finished } from 'node:stream/promises';
 import { InternalError, UsageError } from '../system/errors.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 
-/**
- * A workbook written to stdout (`-o xlsx > file.xlsx`), refused on a terminal; `redirect` is the command that does it.
- */
+/** A workbook to stdout (`-o xlsx > file.xlsx`), refused on a terminal; `redirect` is the command that does it. */
 export async function writeWorkbookToStdout(
   deps: { readonly stdoutIsTTY?: boolean; readonly stdoutBytes?: NodeJS.WritableStream },
   redirect: string,
