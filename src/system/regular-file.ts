@@ -48,9 +48,7 @@ export interface RegularOpenOptions {
   check?: (handle: FileHandle, stat: Stats) => Promise<void>;
 }
 
-/**
- * Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link).
- */
+/** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own: ENOENT, ELOOP). */
 export async function openRegularFile(path: string, options: RegularOpenOptions = {}): Promise<FileHandle> {
   return (await openChecked(path, options)).handle;
 }

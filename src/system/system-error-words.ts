@@ -96,8 +96,7 @@ function systemTableWords(code: string): string | undefined {
  * none for (`i/o error (EIO)`), else the error's message. A bare code never stands alone.
  */
 export function describeSystemError(error: unknown, subject?: PathSubject): string {
-  // regular-file.ts's two refusals, known by their fields: importing their classes would load node:fs/promises into
-  // every start.
+  // regular-file.ts's refusals, known by their fields: their classes would load node:fs/promises at every start.
   const refusal = error as { code?: unknown; kind?: unknown; maxBytes?: unknown } | undefined;
   if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string')
     return `it is ${refusal.kind}, not a regular file`;
