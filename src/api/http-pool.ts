@@ -81,10 +81,7 @@ function tunnelClient(url: URL, opts: object, shown: string, variable: string): 
   return pool;
 }
 
-/**
- * The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or
- * closed): nothing was sent.
- */
+/** The proxy did not open the tunnel to the service: nothing was sent. */
 export class ProxyTunnelError extends Error {
   constructor(
     readonly proxy: string,
@@ -98,10 +95,7 @@ export class ProxyTunnelError extends Error {
     this.name = 'ProxyTunnelError';
   }
 
-  /**
-   * A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may
-   * pass.
-   */
+  /** A refusal or a demand for credentials is the same at every attempt; a gateway failure may pass. */
   get permanent(): boolean {
     return this.status !== undefined && this.status >= 400 && this.status < 500;
   }
@@ -144,9 +138,7 @@ export class ByteBudget {
   }
 }
 
-/**
- * A request that can be dropped (promise rejected, connection aborted); on the wire, a link of its `InFlight`.
- */
+/** A request that can be dropped (promise rejected, connection aborted); a link of its `InFlight`. */
 export abstract class Stoppable {
   /** The requests added before and after this one, while it is in an InFlight. */
   inFlightPrev: Stoppable | undefined = undefined;
@@ -250,10 +242,7 @@ export interface AttemptLimits {
   maxBytes?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /**
-   * The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles
-   * them, and dropped at once when abandoned.
-   */
+  /** The caller's requests on the wire: whole answers within its deadline, however slowly trickled. */
   inFlight?: InFlight;
 }
 
@@ -277,9 +266,7 @@ export function requestText(
   });
 }
 
-/**
- * One `requestText`'s handler, hooks on the prototype (no closures); also its entry in `InFlight`.
- */
+/** One `requestText`'s handler, hooks on the prototype (no closures); its entry in `InFlight`. */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private headers: ResponseHeaders = {};
@@ -303,10 +290,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the
-   * stop is kept and applied when it does.
-   */
+  /** Rejected at once; the controller may come later (still connecting), so the stop is kept for it. */
   stop(reason: Error): void {
     if (this.stopped !== undefined) return;
     this.stopped = this.cutShort(reason);
@@ -447,20 +431,13 @@ export class HeldText {
   }
 }
 
-/**
- * A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer
- * one is padding.
- */
+/** A run of spaces up to this at the start or the end is kept; a longer one is padding. */
 const PADDING_KEPT = 64 * 1024;
-/**
- * Of a 5xx or 429 answer only this much is kept: its message or snippet is at its start, never a result.
- */
+/** Of a 5xx or 429 answer only this much is kept: its message is at its start, never a result. */
 const KEPT_OF_FAILURE = 1024 * 1024;
 const SPACES = Buffer.alloc(64 * 1024, 0x20);
 
-/**
- * The chunks as UTF-8 text, BOM dropped, not copied into one buffer first; each let go once decoded.
- */
+/** The chunks as UTF-8 text, BOM dropped, not copied into one buffer first; each let go once decoded. */
 function decodeReleasing(chunks: (Buffer | undefined)[]): string {
   if (chunks.length <= 1) {
     const body = chunks[0] ?? Buffer.alloc(0);
@@ -483,10 +460,7 @@ export function heldBytesOfText(text: string): number {
   return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
 }
 
-/**
- * Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a
- * time).
- */
+/** Where the chunk's trailing run of spaces starts: 0 for spaces only (compared natively, 64 KiB at a time). */
 export function spacePaddingStart(chunk: Buffer): number {
   let end = chunk.length;
   // The common chunk (an envelope, a page) does not end in a space: nothing to compare.

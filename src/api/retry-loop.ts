@@ -46,10 +46,7 @@ export interface RetriedCall<T> {
   errorLabel(): string;
   readonly signal: AbortSignal | undefined;
   readonly debug?: ((line: string) => void) | undefined;
-  /**
-   * Runs before every attempt: throws if the client may no longer call; a promise only when it must wait (the rate
-   * gate).
-   */
+  /** Before every attempt: throws if the client may no longer call; a promise only when it must wait. */
   beforeAttempt?(): Promise<void> | undefined;
   attempt(): Promise<HttpAnswer | NetworkFailure>;
   /** A network failure in words (with nothing secret in it). */
