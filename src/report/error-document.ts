@@ -63,10 +63,7 @@ export function runErrorJson(error: unknown): RunErrorJson {
   return as(error instanceof InterruptedError ? 'interrupted' : 'internal');
 }
 
-/**
- * The `"error":{...}` member a streamed run report writes between its items and its summary when
- * the run stopped early, so the one document says both what was done and why it stopped.
- */
+/** The `"error":{...}` member a stopped run's streamed report writes between its items and its summary. */
 export function errorMember(error: unknown): string {
   return `"error":${JSON.stringify(runErrorJson(error))}`;
 }

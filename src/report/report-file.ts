@@ -55,10 +55,7 @@ export function cannotWriteReport(
   return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error, code }), { reason });
 }
 
-/**
- * Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final
- * replace fails.
- */
+/** Opens the output at once, so an unwritable one fails before sending; mode 0666, kept if only the replace fails. */
 export async function openReportFile(path: string, earlierIs?: string): Promise<ReportFile> {
   let file: OutputFile;
   try {

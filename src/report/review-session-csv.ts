@@ -58,10 +58,7 @@ export type SessionOutcome =
   | { externalId: string; session: ReviewSession }
   | { externalId: string; error: string; errors?: readonly unknown[] };
 
-/**
- * The results as raw values under a header: the spec's result fields first, then any extra field a server sent, in
- * first-seen order.
- */
+/** The results as raw values: the spec's result fields first, then extra fields a server sent, first seen first. */
 export interface ResultsTable {
   header: string[];
   rows: unknown[][];
@@ -110,8 +107,7 @@ export class ResultColumns {
     // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
     const sessionPin = options.pinColumn === true && !this.rowsHavePin;
     if (sessionPin) columns.push(SESSION_PIN_COLUMN);
-    // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that
-    // name.
+    // Wall times (a --date-format's) name no zone: each row says it, unless the results hold a field of that name.
     const zone =
       options.timeZoneColumn !== undefined && !this.known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
     if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
@@ -258,17 +254,13 @@ function sheetValue(column: string, value: unknown, zone: string): SheetCell {
       if (instant !== undefined) return instantText(instant, { zone }, 'iso');
     }
     const kind = kindOf(column);
-    // A numeric string a lenient server sent for a number field, when it is a number's plain form (`87.5`, not
-    // `087.5`).
+    // A lenient server's numeric string for a number field, in a number's plain form (`87.5`, not `087.5`).
     if (kind === 'number' || kind === 'integer') return plainNumber(value) ?? value;
   }
   return textValue(value, false);
 }
 
-/**
- * How each column of the workbook is shown: dates and date-times by the workbook's formats, numbers and booleans
- * General, the rest text.
- */
+/** How each column is shown: dates by the workbook's formats, numbers and booleans General, the rest text. */
 export function sheetFormats(table: ResultsTable): CellFormat[] {
   return table.header.map((column) => {
     if (column === DATE_OF_BIRTH) return CellFormat.date;
@@ -289,10 +281,7 @@ export function sheetRows(table: ResultsTable, zone: string): SheetCell[][] {
   return table.rows.map((row) => row.map((value, i) => sheetValue(table.header[i] as string, value, zone)));
 }
 
-/**
- * The table's rows as JSON objects (one line each for `-o ndjson`): values as sent, times by `times` as in the CSV,
- * null for none.
- */
+/** The rows as JSON objects (`-o ndjson`: one a line): values as sent, times as in the CSV, null for none. */
 export function jsonRows(table: ResultsTable, options: TextCellOptions = {}): Record<string, unknown>[] {
   return table.rows.map((row) => {
     const object: Record<string, unknown> = {};

@@ -77,10 +77,7 @@ export class XlsxReportWriter implements ReportSink {
     this.types = new ReportCellTypes(options);
   }
 
-  /**
-   * What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is
-   * written.
-   */
+  /** What the workbook could not hold as it was (cells marked visibly), warned on stderr once written. */
   warnings(path: string): string[] {
     const said: string[] = [];
     const cut = this.workbook.cutCells;
@@ -93,10 +90,7 @@ export class XlsxReportWriter implements ReportSink {
     return said;
   }
 
-  /**
-   * Opens the sheet with its header (the first reported row's input header, or `header`), each column shown as
-   * `formats` says.
-   */
+  /** Opens the sheet with its header (the first reported row's, or `header`), columns shown as `formats` says. */
   private async start(header: readonly string[], formats?: readonly CellFormat[]): Promise<SheetWriter> {
     const sheet = await this.workbook.sheet('Report');
     this.sheet = sheet;
@@ -351,10 +345,7 @@ class ReportCellTypes {
     return layout;
   }
 
-  /**
-   * How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as
-   * text.
-   */
+  /** How each column is shown: input columns by kind, the report's own as text. */
   formats(row: SourceRow, reportColumns: number): CellFormat[] {
     const formats = this.layoutOf(row).map(({ kind }) =>
       kind === 'date'
