@@ -412,9 +412,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   /**
-   * `GET /examctl/store` (docs/remote.md, "The local server"). `local serve` says itself on every answer
-   * (header `x-examctl-store`): an answer without it is no served store's, whatever its status or body
-   * (the platform's to a route it does not know, a gateway's 403), and refuses nothing.
+   * `GET /examctl/store` (docs/remote.md, "The local server"): an answer without `x-examctl-store` is no served
+   * store's, whatever its status or body (a gateway's 403), and refuses nothing.
    */
   class StoreCall extends Call<unknown> {
     override settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<unknown> {
