@@ -118,10 +118,7 @@ function proxyTunnelWords(
   return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
 }
 
-/**
- * Bytes of answers held at once by all of a run's requests (not 32 per-answer cuts at --concurrency
- * 32). Synchronous bookkeeping: undici delivers chunks on the one thread.
- */
+/** Bytes of answers held at once by all of a run's requests; synchronous: undici delivers on one thread. */
 export class ByteBudget {
   private used = 0;
   constructor(readonly limit: number) {}
@@ -409,10 +406,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * A whole answer, also the retry loop's `HttpAnswer` (no copy): `release` on the prototype gives the
- * text's bytes back to the budget once the text is parsed, not before.
- */
+/** A whole answer, also the retry loop's `HttpAnswer`: `release` gives its bytes back once it is parsed. */
 export class HeldText {
   readonly kind = 'response';
   constructor(

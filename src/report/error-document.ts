@@ -12,11 +12,7 @@ import {
   UsageError,
 } from '../system/errors.js';
 
-/**
- * Why the run stopped, as a word a script can switch on. `refused`: the service did not accept
- * the token (401/403), so retrying without a new token is pointless; `target`: the service or
- * network failed (retrying later may work).
- */
+/** Why the run stopped, for a script: `refused` (the token, 401/403), `target` (the service or network). */
 type RunErrorKind =
   | 'usage'
   | 'input-file'

@@ -76,10 +76,7 @@ interface ResultsLayout {
 
 const resultsOf = (outcome: SessionOutcome) => ('session' in outcome ? (outcome.session.Results ?? []) : []);
 
-/**
- * The header of a table of many sessions depends on all of them (an extra field, a Pin): `add` each session
- * as it is read, then `layout`. Holds the column names only, not the sessions.
- */
+/** Many sessions' header depends on all (an extra field, a Pin): `add` each, then `layout`; names only. */
 export class ResultColumns {
   private readonly known = new Set(RESULT_COLUMNS);
   private readonly columns = [...RESULT_COLUMNS];
