@@ -112,9 +112,8 @@ function serialOf(w: WallClock, ms: number): number | undefined {
 }
 
 /**
- * An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone).
- * Undefined outside Excel's dates, and in the hour the zone's clocks show twice: a wall clock
- * without its offset could be either instant (it stays text, with its offset).
+ * An instant as an Excel date-time in the chosen zone's wall clock (Excel keeps no zone); undefined outside
+ * Excel's dates, and in the hour the clocks show twice (it stays text, with its offset).
  */
 export function excelDateTime(epochMs: number, zone: string): ExcelDate | undefined {
   const { wall, ms } = wallClockAt(epochMs, zone);

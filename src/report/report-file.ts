@@ -37,10 +37,7 @@ export interface ReportFile {
   discard(): Promise<void>;
 }
 
-/**
- * The report's own failure, worded once for every report format. A failed final replace says
- * who usually holds the file (the caller says where the finished report was kept).
- */
+/** The report's own failure, worded once for every format; a failed replace says who usually holds the file. */
 export function cannotWriteReport(
   path: string,
   error: unknown,

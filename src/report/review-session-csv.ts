@@ -145,10 +145,7 @@ export interface TextCellOptions {
   times?: OutputTimes | undefined;
 }
 
-/**
- * A time or date column's value as text, or undefined when it is not one (written as sent). A DateOfBirth
- * is never placed in a zone: one with a time of day stays as sent.
- */
+/** A time or date column's value as text, else undefined; a DateOfBirth is never placed in a zone. */
 function timeText(column: string, value: unknown, options: TextCellOptions): string | undefined {
   if (column === DATE_OF_BIRTH) {
     const date = calendarDateOf(value);
@@ -178,10 +175,7 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
   );
 }
 
-/**
- * The table's rows as CSV lines (RFC 4180, CRLF, `--delimiter`), without the header; formula-like text is
- * neutralised by the shared cell writer. A number the service typed is written as the number.
- */
+/** The rows as CSV lines (RFC 4180, CRLF, `--delimiter`), no header; formula-like text neutralised. */
 export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
   return textRows(table, options)
     .map((cells, r) => {
