@@ -112,10 +112,7 @@ export interface AtomicFileOptions {
   retry?: BusyRetryOptions;
 }
 
-/**
- * The finished content could not be renamed over the target (on Windows: another program, such
- * as Excel, holds it open) and was kept at `keptAt`. `code` is the rename's error code.
- */
+/** The finished content could not replace the target (Windows: Excel holds it open); kept at `keptAt`. */
 export class ReplaceFailedError extends Error {
   readonly code: string | undefined;
 

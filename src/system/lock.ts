@@ -51,9 +51,8 @@ export function bootTime(): number {
 const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
 
 /**
- * An unreadable LOCK (empty or cut short: its writer died between creating and writing it, or
- * power was lost before its content reached the disk) older than this is stale. A live writer
- * fills it within a few milliseconds of creating it.
+ * An unreadable LOCK (its writer died between creating and writing it, or power was lost) older than this is
+ * stale: a live writer fills it within milliseconds.
  */
 export const UNREADABLE_LOCK_STALE_MS = 5_000;
 
@@ -177,9 +176,8 @@ async function createExclusive(path: string, text: string): Promise<void> {
 }
 
 /**
- * An unreadable lock file's identity and age, to break it only if it is still the same old file.
- * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
- * lock is never broken, only waited for.
+ * An unreadable lock file's identity and age, to break it only if still the same old file; undefined when it
+ * cannot be read at all (another user's, being deleted): such a lock is only waited for.
  */
 export async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {

@@ -77,10 +77,7 @@ export function systemErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The system's own short words for an errno name (`EIO` -> `i/o error`), from the libuv table
- * Node carries; for codes examctl has no words of its own for. Built once, on first need.
- */
+/** libuv's words for an errno name (`EIO` -> `i/o error`) examctl has none for; built on first need. */
 let libuvWords: Map<string, string> | undefined;
 function systemTableWords(code: string): string | undefined {
   if (libuvWords === undefined) {
