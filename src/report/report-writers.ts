@@ -238,8 +238,7 @@ export const enum Column {
 
 function columnMode(name: string, added: boolean | undefined): Column {
   const key = normalizeColumnName(name);
-  // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
-  // sit before them and make the report refused as input.
+  // status/error_* are written fresh; unnamed columns before them would make the report refused as input.
   if (key === '' || added === true) return Column.Drop;
   return key === PASSWORD_KEY ? Column.Blank : key === PIN_KEY ? Column.Withheld : Column.Keep;
 }
@@ -753,8 +752,7 @@ const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 /** A record's plan line: `+ stu-1`, `~ stu-2 (LastName)`, `- stu-5 (disable login)`, `! stu-4 (invalid)`. */
 function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
-  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent:
-  // docs/plan.md).
+  // The engine's changed fields, else those examctl knows a remote send changes (docs/plan.md).
   const named =
     item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
   const fields = named.length > 0 ? ` (${named.join(', ')})` : '';

@@ -185,9 +185,8 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
 }
 
 /**
- * Tables as a workbook, one sheet each, in order (review-session results, a template): cells typed, header
- * frozen with a filter; what is cut past Excel's limits: docs/cli.md, "review-session show". Rows go out as
- * given: a sheet's rows need only be counted.
+ * Tables as a workbook, one sheet each (review-session results, a template): cells typed, header frozen with
+ * a filter; what is cut past Excel's limits: docs/cli.md, "review-session show".
  */
 export class TablesWorkbook {
   private readonly workbook: WorkbookWriter;
@@ -254,9 +253,8 @@ export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTa
 }
 
 /**
- * A report workbook written beside its final name and renamed into place when complete, as the report file of
- * every format (report-file.ts: opened at once, so an unwritable one fails before sending). `commit` finishes the
- * workbook (call it after the report builder's finish) and moves it into place.
+ * A report workbook through report-file.ts, as every format; `commit` (after the report builder's finish)
+ * finishes the workbook and moves it into place.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string) {
   const file = await openReportFile(path, earlierIs);

@@ -16,10 +16,7 @@ export const RowLook = {
 export type RowLook = (typeof RowLook)[keyof typeof RowLook];
 const LOOK_COUNT = 5;
 
-/**
- * How a column's cells are shown. A cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 is
- * every styles part's default).
- */
+/** How a column's cells are shown: a cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 the default). */
 export const CellFormat = {
   text: 0,
   general: 1,
