@@ -243,10 +243,7 @@ export interface AttemptLimits {
   inFlight?: InFlight;
 }
 
-/**
- * One request's answer read whole, as `body.text()` would (BOM dropped), with no response stream:
- * a Readable per response cost more CPU than the rest of examctl's client together.
- */
+/** One answer read whole, BOM dropped, without a stream: a Readable each cost more CPU than the rest together. */
 export function requestText(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
@@ -296,10 +293,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.reject(this.stopped);
   }
 
-  /**
-   * A body cut after a 2xx status line: probably applied, so not a network failure, which is
-   * retried (docs/remote.md, "Limits, timeouts, retries").
-   */
+  /** A body cut after a 2xx: probably applied, so not a (retried) network failure (docs/remote.md). */
   private cutShort(reason: Error): Error {
     if (this.statusCode < 200 || this.statusCode >= 300) return reason;
     if (reason instanceof ResponseTooLargeError || reason instanceof ResponseBudgetError) return reason;

@@ -528,9 +528,8 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 }
 
 /**
- * The gate for one request: the client's gate when the record has no secret of its own, else the
- * client's matchers (built once per run) plus one for the record's own secrets. `payloadJson`: the
- * payload as JSON.stringify wrote it, when the caller has it.
+ * The gate for one request: the client's, plus a matcher for the record's own secrets when it has any.
+ * `payloadJson`: the payload as JSON.stringify wrote it, when the caller has it.
  */
 export function withRecordSecrets(base: Redactor, payload: unknown, payloadJson?: string): Redactor {
   // The text the client sends anyway: without a secret field's key in it, no walk (0.14 against 0.5 us).
