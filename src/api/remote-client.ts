@@ -144,10 +144,7 @@ function isCertificateFailure(code: string | undefined): boolean {
   return code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
 }
 
-/**
- * Why a 2xx answer was not kept, in words (undefined when the attempt failed otherwise: retried). A
- * write is then said with noDefiniteAnswerReason (may have been applied); a GET changed nothing.
- */
+/** Why a 2xx answer was not kept, in words; undefined when the attempt failed otherwise (retried). */
 export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
   if (
     !(
@@ -223,10 +220,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
   };
 }
 
-/**
- * A failed attempt as the retry loop sees it: may it have reached the service (not if connect, DNS,
- * TLS or the tunnel failed), could another help (not for a refused certificate, host or tunnel).
- */
+/** A failed attempt for the retry loop: may it have reached the service, could another attempt help. */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   if (err instanceof ProxyTunnelError)

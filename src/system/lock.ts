@@ -208,9 +208,8 @@ export async function underLock<T>(
 }
 
 /**
- * The store's writer lock, `LOCK` (docs/store.md, "The lock": how it is taken, waited for and
- * broken). While it waits, a writer announces itself with a file of its own (`.lock-<token>`),
- * which the holder's lease looks for to hand over.
+ * The store's writer lock, `LOCK` (docs/store.md, "The lock"). A waiting writer announces itself with a
+ * `.lock-<token>` file, which the holder's lease looks for to hand over.
  */
 export class StoreLock {
   private readonly lockPath: string;
