@@ -13,11 +13,8 @@ interface AlreadyExistsRule {
   route: string;
   code: ProblemCode;
   /**
-   * For a condition the spec leaves unnumbered (Code null), the words of its condition as the
-   * spec gives it: each must appear in the message as a word, in any case, with anything around
-   * them (`Bad request: duplicate ScheduleExtId S-1`); the spec gives the condition, not the
-   * sentence. A Code-null answer is otherwise any of a dozen conditions, most of which a retry
-   * would meet again without anything having been created.
+   * For a condition the spec leaves unnumbered (Code null), its words, each in the message as a word in any
+   * case (`Bad request: duplicate ScheduleExtId S-1`): a Code-null answer is otherwise any of a dozen conditions.
    */
   condition?: string;
   /** Whether the request could meet this answer at all (an upsert never does). */
@@ -58,10 +55,7 @@ export function saysAlreadyExists(
   return problemsSayAlreadyExists(method, route, payload, errorsOf(envelope));
 }
 
-/**
- * The same rule over the problems of an answer already read: `runs resume` uses it for an item
- * that was in flight when its run died, the answer to whose first attempt was lost with the run.
- */
+/** The same rule over an answer's problems, for `runs resume` of an item in flight when its run died. */
 export function problemsSayAlreadyExists(
   method: string,
   route: string,

@@ -4,10 +4,7 @@ import type { ProblemCode } from '../domain/codes.js';
 import type { UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 
-/**
- * Normalises the Errors member of any envelope, whatever its shape, into Problems, keeping every
- * message the server gave (docs/interpretations.md, "Tolerance (remote client)").
- */
+/** Any envelope's Errors, whatever its shape, as Problems (docs/interpretations.md, "Tolerance (remote client)"). */
 export function errorsOf(envelope: unknown): Problem[] {
   if (envelope === null || typeof envelope !== 'object') return [];
   const record = envelope as Record<string, unknown>;
@@ -99,10 +96,7 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   return problems;
 }
 
-/**
- * A list of problems put together from several reads (a user's GroupErrors entry by entry, an
- * invigilator's errors) held to the same bounds: at most 100 and 8 KiB of messages, then "… and N more".
- */
+/** Problems put together from several reads (a user's GroupErrors) held to the same bounds as `problemsFrom`. */
 export function capProblems(problems: Problem[]): Problem[] {
   let kept = 0;
   for (let chars = 0; kept < problems.length && kept < ERROR_LIMITS.problems && chars < ERROR_LIMITS.totalChars; kept++)

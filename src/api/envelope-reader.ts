@@ -61,10 +61,7 @@ const MAX_ANSWER_DEPTH = 256;
 /** Longer answers have their error lists cut before parsing. */
 const ERRORS_CUT_FROM = 64 * 1024;
 
-/**
- * The envelope's Errors and a user's GroupErrors (never nested) cut past 100 entries (ERROR_LIMITS), a last one
- * counting the rest.
- */
+/** The envelope's Errors and a user's GroupErrors cut past 100 entries (ERROR_LIMITS), a last counting the rest. */
 function withErrorListsCut(text: string): string {
   const lists = new Map<string | number, [from: number, last: number, more: number]>();
   scanJson(

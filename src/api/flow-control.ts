@@ -1,7 +1,4 @@
-/**
- * How many requests the remote client has in flight and how fast it starts them: a counting
- * semaphore, an even rate gate, and abortable waits (SIGINT ends every wait at once).
- */
+/** The remote client's semaphore, even rate gate and abortable waits (SIGINT ends every wait at once). */
 import { InterruptedError } from '../system/errors.js';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -10,10 +7,7 @@ export function interrupted(): InterruptedError {
   return new InterruptedError('interrupted: the call was abandoned');
 }
 
-/**
- * One 'abort' listener per signal, however many calls wait on it: a run shares one signal
- * across all its calls, and Node warns about a leak past 10 listeners on one EventTarget.
- */
+/** One 'abort' listener per signal, however many calls wait: Node warns past 10 on one EventTarget. */
 const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
 
 function onAbort(signal: AbortSignal | undefined, callback: () => void): () => void {

@@ -81,10 +81,7 @@ function tunnelClient(url: URL, opts: object, shown: string, variable: string): 
   return pool;
 }
 
-/**
- * The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or
- * closed): nothing was sent.
- */
+/** The proxy did not open the tunnel to the service: nothing was sent. */
 export class ProxyTunnelError extends Error {
   constructor(
     readonly proxy: string,
@@ -98,10 +95,7 @@ export class ProxyTunnelError extends Error {
     this.name = 'ProxyTunnelError';
   }
 
-  /**
-   * A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may
-   * pass.
-   */
+  /** A refusal or a demand for credentials is the same at every attempt; a gateway failure may pass. */
   get permanent(): boolean {
     return this.status !== undefined && this.status >= 400 && this.status < 500;
   }
@@ -124,10 +118,7 @@ function proxyTunnelWords(
   return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
 }
 
-/**
- * Bytes of answers held at once by all of a run's requests (not 32 per-answer cuts at --concurrency
- * 32). Synchronous bookkeeping: undici delivers chunks on the one thread.
- */
+/** Bytes of answers held at once by all of a run's requests; synchronous: undici delivers on one thread. */
 export class ByteBudget {
   private used = 0;
   constructor(readonly limit: number) {}
@@ -144,9 +135,7 @@ export class ByteBudget {
   }
 }
 
-/**
- * A request that can be dropped (promise rejected, connection aborted); on the wire, a link of its `InFlight`.
- */
+/** A request that can be dropped (promise rejected, connection aborted); a link of its `InFlight`. */
 export abstract class Stoppable {
   /** The requests added before and after this one, while it is in an InFlight. */
   inFlightPrev: Stoppable | undefined = undefined;
@@ -250,17 +239,11 @@ export interface AttemptLimits {
   maxBytes?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /**
-   * The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles
-   * them, and dropped at once when abandoned.
-   */
+  /** The caller's requests on the wire: whole answers within its deadline, however slowly trickled. */
   inFlight?: InFlight;
 }
 
-/**
- * One request's answer read whole, as `body.text()` would (BOM dropped), with no response stream:
- * a Readable per response cost more CPU than the rest of examctl's client together.
- */
+/** One answer read whole, BOM dropped, without a stream: a Readable each cost more CPU than the rest together. */
 export function requestText(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
@@ -277,9 +260,7 @@ export function requestText(
   });
 }
 
-/**
- * One `requestText`'s handler, hooks on the prototype (no closures); also its entry in `InFlight`.
- */
+/** One `requestText`'s handler, hooks on the prototype (no closures); its entry in `InFlight`. */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
   private headers: ResponseHeaders = {};
@@ -303,10 +284,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the
-   * stop is kept and applied when it does.
-   */
+  /** Rejected at once; the controller may come later (still connecting), so the stop is kept for it. */
   stop(reason: Error): void {
     if (this.stopped !== undefined) return;
     this.stopped = this.cutShort(reason);
@@ -315,10 +293,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.reject(this.stopped);
   }
 
-  /**
-   * A body cut after a 2xx status line: probably applied, so not a network failure, which is
-   * retried (docs/remote.md, "Limits, timeouts, retries").
-   */
+  /** A body cut after a 2xx: probably applied, so not a (retried) network failure (docs/remote.md). */
   private cutShort(reason: Error): Error {
     if (this.statusCode < 200 || this.statusCode >= 300) return reason;
     if (reason instanceof ResponseTooLargeError || reason instanceof ResponseBudgetError) return reason;
@@ -425,10 +400,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * A whole answer, also the retry loop's `HttpAnswer` (no copy): `release` on the prototype gives the
- * text's bytes back to the budget once the text is parsed, not before.
- */
+/** A whole answer, also the retry loop's `HttpAnswer`: `release` gives its bytes back once it is parsed. */
 export class HeldText {
   readonly kind = 'response';
   constructor(
@@ -447,20 +419,13 @@ export class HeldText {
   }
 }
 
-/**
- * A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer
- * one is padding.
- */
+/** A run of spaces up to this at the start or the end is kept; a longer one is padding. */
 const PADDING_KEPT = 64 * 1024;
-/**
- * Of a 5xx or 429 answer only this much is kept: its message or snippet is at its start, never a result.
- */
+/** Of a 5xx or 429 answer only this much is kept: its message is at its start, never a result. */
 const KEPT_OF_FAILURE = 1024 * 1024;
 const SPACES = Buffer.alloc(64 * 1024, 0x20);
 
-/**
- * The chunks as UTF-8 text, BOM dropped, not copied into one buffer first; each let go once decoded.
- */
+/** The chunks as UTF-8 text, BOM dropped, not copied into one buffer first; each let go once decoded. */
 function decodeReleasing(chunks: (Buffer | undefined)[]): string {
   if (chunks.length <= 1) {
     const body = chunks[0] ?? Buffer.alloc(0);
@@ -483,10 +448,7 @@ export function heldBytesOfText(text: string): number {
   return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
 }
 
-/**
- * Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a
- * time).
- */
+/** Where the chunk's trailing run of spaces starts: 0 for spaces only (compared natively, 64 KiB at a time). */
 export function spacePaddingStart(chunk: Buffer): number {
   let end = chunk.length;
   // The common chunk (an envelope, a page) does not end in a space: nothing to compare.

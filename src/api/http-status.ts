@@ -15,10 +15,7 @@ export function statusPolicy(status: number): StatusPolicy {
   return 'target';
 }
 
-/**
- * Statuses that, without a JSON envelope in the body, say the endpoint itself is wrong
- * (not the record): a TargetError naming the URL.
- */
+/** Statuses that, without a JSON envelope, say the endpoint is wrong (not the record): a TargetError. */
 export function isEndpointMismatch(status: number): boolean {
   return status === 404 || status === 405 || status === 406 || status === 415;
 }
@@ -31,10 +28,7 @@ export function mayHaveReachedService(status: number): boolean {
   return status === 502 || status === 504;
 }
 
-/**
- * A status in words with its code, for messages: `service unavailable (503)`; one without a phrase `HTTP 302` (the code
- * said once).
- */
+/** A status in words with its code: `service unavailable (503)`; one without a phrase `HTTP 302`. */
 export function describeStatus(status: number): string {
   const phrase = STATUS_PHRASES[status];
   return phrase === undefined ? `HTTP ${status}` : `${phrase} (${status})`;

@@ -1,8 +1,6 @@
 /**
- * Which proxy a request to a URL goes through, read from the environment the way curl reads it
- * (docs/remote.md, "Proxies, redirects, connection failures"): never for a loopback base URL (a
- * proxy's loopback is not this machine's).
- * Pure but for the loopback test: the environment is passed in.
+ * Which proxy a request to a URL goes through, read from the environment as curl reads it (docs/remote.md,
+ * "Proxies, redirects, connection failures"): never for a loopback base URL (a proxy's loopback is not ours).
  */
 
 import { nonEmpty, type Env } from '../system/env-values.js';

@@ -108,10 +108,7 @@ class SecretMatcher {
   private wide = false;
   private readonly shortOnes: { folded: string; mark: number; token: boolean }[] = [];
 
-  /**
-   * `bitsPerPiece`: the bit table's size, so that a window of the alphabet that starts no piece passes the test 1 time
-   * in that many.
-   */
+  /** `bitsPerPiece`: a window that starts no piece passes the bit test 1 time in that many. */
   constructor(long: Forms, whole: Forms, bitsPerPiece = 64, tokens: Forms = new Map()) {
     for (const [text, base64] of whole)
       this.shortOnes.push({ folded: foldAscii(text), mark: base64 ? MARK_BASE64 : MARK, token: false });
@@ -229,9 +226,7 @@ class SecretMatcher {
   }
 }
 
-/**
- * Whether the character at `at` is a letter or a digit (outside the text: no): a short secret's neighbours must not be.
- */
+/** Whether the character at `at` is a letter or a digit: a short secret's neighbours must not be. */
 function isWordAt(text: string, at: number): boolean {
   if (at < 0 || at >= text.length) return false;
   const c = text.charCodeAt(at);
@@ -451,10 +446,7 @@ function marksBefore(text: string, decodedMarks: Uint8Array): Uint8Array {
   return marks;
 }
 
-/**
- * Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice (`\\u0050`, `&#92;u0050` too). Each round shortens
- * the text.
- */
+/** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice; each round shortens the text. */
 const DECODING_ROUNDS = 4;
 
 /**
@@ -487,9 +479,7 @@ function markDecoded(
   return out;
 }
 
-/**
- * The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them.
- */
+/** The matchers behind each gate: a record's gate adds its own to the client's, never rebuilding them. */
 const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
 
 function gateOf(matchers: readonly SecretMatcher[]): Redactor {
@@ -538,9 +528,8 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 }
 
 /**
- * The gate for one request: the client's gate when the record has no secret of its own, else the
- * client's matchers (built once per run) plus one for the record's own secrets. `payloadJson`: the
- * payload as JSON.stringify wrote it, when the caller has it.
+ * The gate for one request: the client's, plus a matcher for the record's own secrets when it has any.
+ * `payloadJson`: the payload as JSON.stringify wrote it, when the caller has it.
  */
 export function withRecordSecrets(base: Redactor, payload: unknown, payloadJson?: string): Redactor {
   // The text the client sends anyway: without a secret field's key in it, no walk (0.14 against 0.5 us).

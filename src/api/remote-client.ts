@@ -1,7 +1,4 @@
-/**
- * The remote target (docs/remote.md), drawing on url-policy, flow-control, retry-loop,
- * envelope-reader and already-exists.
- */
+/** The remote target (docs/remote.md). */
 import { EXAMCTL_VERSION } from '../version.js';
 import type {
   CollectionRequest,
@@ -80,10 +77,7 @@ export interface RemoteClientOptions {
   onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
-  /**
-   * In flight from the first answer that says the server is `local serve` on (`x-examctl-store`); none: `concurrency`
-   * throughout.
-   */
+  /** In flight once an answer says the server is `local serve` (`x-examctl-store`); none: `concurrency`. */
   servedConcurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
   rate?: number;
@@ -93,9 +87,7 @@ export interface RemoteClientOptions {
   maxResponseBytes?: number;
   /** Bytes of answers held at once by all requests together (an answer counts twice while decoded). Default 96 MiB. */
   responseBudgetBytes?: number;
-  /**
-   * After `signal` aborts, how long requests on the wire may answer (ms), then abandoned. Default 10 000.
-   */
+  /** After `signal` aborts, how long requests on the wire may answer (ms), then abandoned. Default 10 000. */
   interruptGraceMs?: number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
   env?: Env;
@@ -133,10 +125,7 @@ const NOT_SERVED: ApiResult<never> = { status: 0, envelope: { Success: false, Co
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/**
- * All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"); an answer over half of it is
- * refused.
- */
+/** All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"). */
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
@@ -155,10 +144,7 @@ function isCertificateFailure(code: string | undefined): boolean {
   return code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
 }
 
-/**
- * Why a 2xx answer was not kept, in words (undefined when the attempt failed otherwise: retried). A
- * write is then said with noDefiniteAnswerReason (may have been applied); a GET changed nothing.
- */
+/** Why a 2xx answer was not kept, in words; undefined when the attempt failed otherwise (retried). */
 export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
   if (
     !(
@@ -188,9 +174,7 @@ function describeCut(reason: Error): string {
 /** A JSON value read member by member (`?.`): a member of a string, a number or null is undefined. */
 type Members = { readonly [key: string]: Members } | null | undefined;
 
-/**
- * `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means").
- */
+/** A 2xx naming another id than sent (docs/remote.md, "What each answer means"). */
 function otherIdNamed(route: string, request: Members, content: Members): string | undefined {
   const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
   const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;
@@ -236,10 +220,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
   };
 }
 
-/**
- * A failed attempt as the retry loop sees it: may it have reached the service (not if connect, DNS,
- * TLS or the tunnel failed), could another help (not for a refused certificate, host or tunnel).
- */
+/** A failed attempt for the retry loop: may it have reached the service, could another attempt help. */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   if (err instanceof ProxyTunnelError)
@@ -311,9 +292,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // The caller's signal is not handed to undici: on SIGINT a request on the wire may finish within
   // the grace (its outcome reported); only waits are cut short at once.
   const attemptLimits = { maxBytes: maxAnswerBytes, budget, inFlight };
-  /**
-   * One call's attempts, hooks on the prototype (no closures); labels made only for a debug line or a message.
-   */
+  /** One call's attempts, hooks on the prototype (no closures); labels made only when shown. */
   class Call<T> implements RetriedCall<ApiResult<T>> {
     readonly debug = options.debug;
     constructor(
@@ -427,9 +406,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   /**
-   * `GET /examctl/store` (docs/remote.md, "The local server"). `local serve` says itself on every answer
-   * (header `x-examctl-store`): an answer without it is no served store's, whatever its status or body
-   * (the platform's to a route it does not know, a gateway's 403), and refuses nothing.
+   * `GET /examctl/store` (docs/remote.md, "The local server"): an answer without `x-examctl-store` is no served
+   * store's, whatever its status or body (a gateway's 403), and refuses nothing.
    */
   class StoreCall extends Call<unknown> {
     override settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<unknown> {

@@ -1,8 +1,6 @@
 /**
- * `doctor`'s probe: one GET, one attempt, short timeouts, outside the client's retry loop and
- * flow control, so a health check answers quickly instead of retrying like a run. `login`'s
- * check of a token asks with `retries`: a 429, a 502-504 or a dropped connection is retried
- * like every request, within the same limits.
+ * `doctor`'s probe: one GET, one attempt, short timeouts, outside the retry loop, so a health check answers
+ * quickly. `login`'s check of a token asks with `retries`, retried like every request.
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
 import { InFlight, openDispatcher, requestText } from './http-pool.js';

@@ -1,7 +1,6 @@
 /**
- * The remote client's retry loop: one call, attempted until the service gives an answer about
- * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
- * time. It also remembers whether an earlier attempt may have reached the service unanswered.
+ * One call attempted until the service answers about the record (or refuses the target), within backoff,
+ * Retry-After and the limits; remembering whether an earlier attempt may have reached it unanswered.
  */
 import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTargetError } from '../system/errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
@@ -46,10 +45,7 @@ export interface RetriedCall<T> {
   errorLabel(): string;
   readonly signal: AbortSignal | undefined;
   readonly debug?: ((line: string) => void) | undefined;
-  /**
-   * Runs before every attempt: throws if the client may no longer call; a promise only when it must wait (the rate
-   * gate).
-   */
+  /** Before every attempt: throws if the client may no longer call; a promise only when it must wait. */
   beforeAttempt?(): Promise<void> | undefined;
   attempt(): Promise<HttpAnswer | NetworkFailure>;
   /** A network failure in words (with nothing secret in it). */
@@ -85,10 +81,7 @@ function backoffDelay(limits: RetryLimits, attempt: number): number {
   return Math.floor(limits.random() * ceiling);
 }
 
-/**
- * One async function for the whole call (the bulk path's first attempt settles it: no promise
- * of a helper in between), the rate gate awaited only when it has to wait.
- */
+/** One async function for the whole call (no helper's promise between), the rate gate awaited only if it waits. */
 export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits): Promise<T> {
   const { now } = limits;
   const started = now();

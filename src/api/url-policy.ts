@@ -1,7 +1,4 @@
-/**
- * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
- * `login` and `local serve` can check an address without loading undici.
- */
+/** Which base URLs examctl will send a token to; apart from the HTTP client, so checking loads no undici. */
 import { quotedValue, redactUrl } from '../domain/problem.js';
 import { createRequire } from 'node:module';
 import { UsageError } from '../system/errors.js';

@@ -3,10 +3,7 @@ import { UsageError } from '../system/errors.js';
 import { recordCodeEntry } from '../domain/codes.js';
 import { quotedValue } from '../domain/problem.js';
 
-/**
- * What `examctl explain CODE` prints: the entry of the table of codes (system/error-codes.ts), or of a record's
- * numbered code a run printed (domain/codes.ts, `209`).
- */
+/** What `examctl explain CODE` prints: an entry of system/error-codes.ts or of domain/codes.ts (`209`). */
 
 type CodeEntry = NonNullable<ReturnType<typeof errorCodeEntry> | ReturnType<typeof recordCodeEntry>>;
 

@@ -12,11 +12,7 @@ import {
   UsageError,
 } from '../system/errors.js';
 
-/**
- * Why the run stopped, as a word a script can switch on. `refused`: the service did not accept
- * the token (401/403), so retrying without a new token is pointless; `target`: the service or
- * network failed (retrying later may work).
- */
+/** Why the run stopped, for a script: `refused` (the token, 401/403), `target` (the service or network). */
 type RunErrorKind =
   | 'usage'
   | 'input-file'
@@ -63,10 +59,7 @@ export function runErrorJson(error: unknown): RunErrorJson {
   return as(error instanceof InterruptedError ? 'interrupted' : 'internal');
 }
 
-/**
- * The `"error":{...}` member a streamed run report writes between its items and its summary when
- * the run stopped early, so the one document says both what was done and why it stopped.
- */
+/** The `"error":{...}` member a stopped run's streamed report writes between its items and its summary. */
 export function errorMember(error: unknown): string {
   return `"error":${JSON.stringify(runErrorJson(error))}`;
 }

@@ -30,10 +30,7 @@ interface AnnotationOptions {
   cwd: string;
   /** GITHUB_WORKSPACE: file paths are given relative to it, as the pull request view needs. */
   workspace?: string | undefined;
-  /**
-   * The run's: one that decides from the sync memory found none, or one that misses a run, is said as a warning
-   * (noMemorySentence).
-   */
+  /** A missing sync memory, or one that misses a run, is said as a warning (noMemorySentence). */
   header?: ReportHeader | undefined;
 }
 

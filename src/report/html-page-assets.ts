@@ -3,11 +3,9 @@
  * SHA-256 in the page's Content-Security-Policy, nothing loaded from anywhere (docs/cli.md, "The HTML page").
  *
  * The script reads the rows from the page's JSON island (`#examctl-rows`: one array per item,
- * `[group, id, where, before, after, note, record]`, each of `before`/`after` a list of `[label, value]`
- * lines, value null where it is not known; `record` the row's own values as read) and draws each group's table a page
- * at a time, with
- * the search box, sortable columns, and every row of the open groups when the page is printed.
- * Every value reaches the page as text (`textContent`), never as markup.
+ * `[group, id, where, before, after, note, record]`, `before`/`after` lists of `[label, value]`, value null
+ * where not known, `record` the row as read) and draws each group's table a page at a time (all of the open
+ * groups when printed). Every value reaches the page as text (`textContent`), never as markup.
  */
 import { createHash } from 'node:crypto';
 

@@ -26,10 +26,7 @@ const GROUPS: readonly Group[] = SHOWN_ORDER.flatMap((action) =>
   action === 'skipped' ? ['partial', action] : [action],
 );
 
-/**
- * Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean.
- * Unchanged rows have none: without --changed-only each is sent (nothing changes); a row left out says so in its note.
- */
+/** Each table's heading: what the action's words mean (unchanged rows: none, a row left out says so in its note). */
 const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
   disable: ['not in the file', 'not in the file'],
   enable: ['a login examctl disabled', 'a login examctl disabled'],

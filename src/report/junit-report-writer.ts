@@ -32,10 +32,7 @@ export function xmlText(value: string): string {
   return value.replace(NOT_XML, visible).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/**
- * An attribute value (in double quotes): also quotes, and tab/LF/CR as references so they survive attribute
- * normalisation.
- */
+/** An attribute value: quotes too, and tab/LF/CR as references so they survive attribute normalisation. */
 export function xmlAttribute(value: string): string {
   if (!NEEDS_ESCAPING.test(value)) return value;
   return xmlText(value).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
@@ -145,8 +142,7 @@ export class JunitReportWriter implements ReportSink {
         `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attributes({ name: this.suiteName, ...counts })}>\n` +
           `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
           `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
-          // Where the target and its token came from and the profile the run took settings from, as the JSON report's
-          // header says.
+          // Where the target and token came from, and the profile, as the JSON report's header says.
           Object.entries({
             targetFrom,
             tokenFrom,

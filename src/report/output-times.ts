@@ -48,10 +48,7 @@ export function instantOf(value: unknown): number | undefined {
 /** A date of birth sent as a midnight instant (`2004-03-17T00:00:00.000Z`) or a date: the calendar date as written. */
 const MIDNIGHT_OR_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]00:00(?::00(?:\.0+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
 
-/**
- * The calendar date of a value that holds one: a date, or an instant at midnight (any offset; never moved by
- * a zone). Undefined for anything else.
- */
+/** The calendar date of a date, or of an instant at midnight (any offset; never moved by a zone). */
 export function calendarDateOf(value: unknown): WallClock | undefined {
   if (typeof value !== 'string') return undefined;
   const match = MIDNIGHT_OR_DATE.exec(value.trim());
@@ -103,10 +100,7 @@ export function plainNumber(text: string): number | undefined {
 
 /** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */
 const EPOCH_1900 = 25569;
-/**
- * 1900-03-01: Excel's serial numbers are days from 1899-12-30 only from here (before, its phantom 29 February 1900
- * intervenes).
- */
+/** 1900-03-01: Excel's serials are days from 1899-12-30 only from here (its phantom 29 February 1900). */
 const FIRST_SERIAL = 61;
 /** 9999-12-31, Excel's last day. */
 const LAST_SERIAL = 2_958_465;
@@ -118,9 +112,8 @@ function serialOf(w: WallClock, ms: number): number | undefined {
 }
 
 /**
- * An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone).
- * Undefined outside Excel's dates, and in the hour the zone's clocks show twice: a wall clock
- * without its offset could be either instant (it stays text, with its offset).
+ * An instant as an Excel date-time in the chosen zone's wall clock (Excel keeps no zone); undefined outside
+ * Excel's dates, and in the hour the clocks show twice (it stays text, with its offset).
  */
 export function excelDateTime(epochMs: number, zone: string): ExcelDate | undefined {
   const { wall, ms } = wallClockAt(epochMs, zone);

@@ -102,8 +102,7 @@ export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'a
   if (item.status === 'failed') return 'fails';
   // A leaver the target answers as unchanged (not there, or disabled already) is what it said.
   if (item.action !== 'unchanged' && (facts.disables === true || item.action === 'disabled')) return 'disable';
-  // A mover the target answers as unchanged (the links gone already: a memory restored to before they went) lost
-  // nothing.
+  // A mover the target answers as unchanged (its links gone already) lost nothing.
   if (facts.prunes === true && item.action !== 'unchanged') return 'prune';
   // A user examctl disabled whom the target does not hold (never created: docs/sync.md) is created, as the target says.
   if (item.action === 'created') return 'create';
@@ -131,10 +130,7 @@ export function itemAction(item: ItemFacts): PlanAction {
   );
 }
 
-/**
- * `3 to update, 1 to prune (movers), 44 unchanged` in PLAN_ACTIONS' order (zeros left out); `nothing to do` when all
- * are.
- */
+/** `3 to update, 1 to prune (movers), 44 unchanged` (zeros left out); `nothing to do` when all are. */
 export function actionWords(counts: ActionCounts, dryRun: boolean): string {
   const shown = PLAN_ACTIONS.filter((action) => (counts[action] ?? 0) > 0).map(
     (action) => `${formatCount(counts[action] ?? 0)} ${ACTION_WORDS[action][dryRun ? 0 : 1]}`,

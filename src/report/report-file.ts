@@ -37,10 +37,7 @@ export interface ReportFile {
   discard(): Promise<void>;
 }
 
-/**
- * The report's own failure, worded once for every report format. A failed final replace says
- * who usually holds the file (the caller says where the finished report was kept).
- */
+/** The report's own failure, worded once for every format; a failed replace says who usually holds the file. */
 export function cannotWriteReport(
   path: string,
   error: unknown,
@@ -55,10 +52,7 @@ export function cannotWriteReport(
   return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error, code }), { reason });
 }
 
-/**
- * Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final
- * replace fails.
- */
+/** Opens the output at once, so an unwritable one fails before sending; mode 0666, kept if only the replace fails. */
 export async function openReportFile(path: string, earlierIs?: string): Promise<ReportFile> {
   let file: OutputFile;
   try {

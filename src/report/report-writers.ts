@@ -37,10 +37,7 @@ import {
 } from './plan-actions.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
-/**
- * What every sink says of a run that decides from the sync memory and found none for its population
- * (docs/ci.md, "A nightly sync"), with the way back (docs/sync.md, "When the memory is lost").
- */
+/** Said of a run that found no sync memory for its population (docs/sync.md, "When the memory is lost"). */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
   if (note?.replaced === true) return replacedMemorySentence(note.file, note.left);
@@ -69,10 +66,7 @@ export function populationWords(population: string | undefined): string {
   return population === undefined ? 'the runs without --population' : `--population ${population}`;
 }
 
-/**
- * Said of a memory of another store: it holds none of the heads the memory saw (docs/sync.md, "Where the store
- * stands").
- */
+/** Said of a memory of another store (docs/sync.md, "Where the store stands"). */
 export function replacedMemorySentence(file: string, left?: true): string {
   const then = left ? 'left as it is' : "this store's memory starts again";
   return `the sync memory ${file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
@@ -84,9 +78,7 @@ export function otherMemoriesSentence(file: string, others: readonly string[]): 
   return `another memory of this store: ${others.join(', ')}, besides ${file} (a user sent under one is not disabled from the other); ${keep}`;
 }
 
-/**
- * The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost").
- */
+/** The command that rebuilds each kind of memory (docs/sync.md, "When the memory is lost"). */
 const ADOPT_COMMAND = {
   users: 'synced adopt',
   schedules: 'synced adopt-schedules',
@@ -138,10 +130,7 @@ export function missedRunSentence(
   );
 }
 
-/**
- * The one recovery of a memory that misses runs (docs/sync.md, "When the memory is lost"): the nights' files since
- * adopted in order.
- */
+/** The recovery of a memory that misses runs: the nights' files since, adopted in order. */
 function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
   const files =
     kind === 'users'
@@ -151,8 +140,7 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
 }
 
 export function describeTarget(target: ReportTarget): string {
-  // A URL's user info or query (refused before a run keeps it; a memory of an older examctl's may hold one): never
-  // shown.
+  // A URL's user info or query (an older memory may hold one): never shown.
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${redactUrl(target.baseUrl)}`;
 }
 
@@ -226,9 +214,7 @@ function errorCodes(errors: readonly Problem[]): string {
     .join('|');
 }
 
-/**
- * `users.csv:12 [stu-1] Email 209 message`: one problem of an item, as the human summary and the JUnit report say it.
- */
+/** `users.csv:12 [stu-1] Email 209 message`, as the human summary and the JUnit report say a problem. */
 export function problemLine(item: ReportItem, problem: Problem, id = ''): string {
   return `${item.source.file}:${problem.line ?? item.source.line}${id} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
 }
@@ -238,7 +224,7 @@ export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
 
-/** Columns whose cells are secrets, kept in the header, their cells emptied or withheld (docs/cli.md, "Run report"). */
+/** Secret columns: kept in the header, cells emptied or withheld (docs/cli.md, "Run report"). */
 const PASSWORD_KEY = normalizeColumnName('Password');
 const PIN_KEY = normalizeColumnName('PIN');
 
@@ -252,8 +238,7 @@ export const enum Column {
 
 function columnMode(name: string, added: boolean | undefined): Column {
   const key = normalizeColumnName(name);
-  // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
-  // sit before them and make the report refused as input.
+  // status/error_* are written fresh; unnamed columns before them would make the report refused as input.
   if (key === '' || added === true) return Column.Drop;
   return key === PASSWORD_KEY ? Column.Blank : key === PIN_KEY ? Column.Withheld : Column.Keep;
 }
@@ -282,16 +267,10 @@ export function keptHeader(header: readonly string[]): string[] {
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
-/**
- * What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell;
- * domain/known-secrets.ts): never the cell.
- */
+/** Written for an input cell holding a secret examctl knows (domain/known-secrets.ts). */
 export const REDACTED_CELL = '[redacted]';
 
-/**
- * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
- * error_messages; errors that name another line of a multi-row item stay on that line.
- */
+/** One source row as a report row (CSV or xlsx): kept cells, then the status cells of this line's errors. */
 export function reportRowCells(item: ReportItem, row: SourceRow, run = ''): string[] {
   const modes = columnModesOf(row.header);
   const errors = onRow(item.errors, row.line);
@@ -313,10 +292,7 @@ export function sourceRowCells(item: ReportItem, run = ''): string[] {
   return [item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors, run)];
 }
 
-/**
- * The cells every report row ends with: status, error_codes, error_messages, action, note, run (`rowRun`: a row fed
- * back names its own).
- */
+/** status, error_codes, error_messages, action, note, run (`rowRun`: a row fed back names its own). */
 function statusCells(item: ReportItem, errors: readonly Problem[], run: string, rowRun = run): string[] {
   // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
   const doubt = item.inDoubt === true;
@@ -403,10 +379,7 @@ const SHOWN_WARNINGS = 5;
 /** Distinct values of one field the map file gave that a dry run's summary lists, each with its count of rows. */
 const SHOWN_MAPPED = 5;
 
-/**
- * A computed value beside the cells it came from, as the summary lists it: `Hierarchies "DEPT-MATH" from Department
- * "Mathematics"`.
- */
+/** `Hierarchies "DEPT-MATH" from Department "Mathematics"`. */
 function mappedValueText(value: MappedValue): string {
   const from = Object.entries(value.from).map(([column, cell]) => `${column} ${quotedValue(cell)}`);
   return `${value.field} ${quotedValue(value.value)} from ${from.join(', ')}`;
@@ -423,10 +396,7 @@ interface HumanSummaryExtras {
   notes?: readonly SummaryNote[];
 }
 
-/**
- * A count said beside the totals in the command's words (`4,950 unchanged (not sent)`), declared by the
- * command's job: a report knows items, not what they mean to a command.
- */
+/** A count beside the totals in the command's words (`4,950 unchanged (not sent)`), declared by its job. */
 export interface SummaryNote {
   counts(item: ReportItem): boolean;
   /** What the counted items are, said after their number (`4,950`), in a real run or a dry run. */
@@ -443,10 +413,7 @@ export class HumanSummaryWriter implements ReportSink {
   private notSent = 0;
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
-  /**
-   * A dry run's values from the map file, by field: each distinct one shown (up to SHOWN_MAPPED) with its count; the
-   * rest counted.
-   */
+  /** A dry run's values from the map file, by field: up to SHOWN_MAPPED shown with counts, the rest counted. */
   private readonly mapped = new Map<string, { shown: Map<string, number>; more: number }>();
   private readonly codes = new ErrorCodeTally();
   private readonly plan: RunPlan;
@@ -477,8 +444,7 @@ export class HumanSummaryWriter implements ReportSink {
       }
     }
     for (const error of item.errors) this.codes.add(error);
-    // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by
-    // one above the real errors.
+    // Items the stopped run never sent all say the same: counted, not listed above the real errors.
     if (isNotSentItem(item)) this.notSent += 1;
     else
       for (const error of item.errors) {
@@ -550,8 +516,8 @@ export class HumanSummaryWriter implements ReportSink {
       const count = this.noted[i] ?? 0;
       return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
     });
-    // Every line passes the terminal gate (docs/security.md, "Terminals") but the counts: only
-    // examctl's labels and numbers, and a colour table's escapes the gate would turn to `?[36m`.
+    // Every line passes the terminal gate (docs/security.md, "Terminals") but the counts: examctl's own, and a
+    // colour table's escapes the gate would turn to `?[36m`.
     const noMemory = noMemorySentence(this.header);
     const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
@@ -646,10 +612,7 @@ export class RunReportBuilder {
     for (let i = from; i < this.sinks.length; i++) await (this.sinks[i] as ReportSink).item(entry);
   }
 
-  /**
-   * Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in
-   * place.
-   */
+  /** Finishes every sink in order; `beforeLast` runs before the last (the human summary says where the report is). */
   async finish(beforeLast?: () => Promise<void>): Promise<void> {
     const last = this.sinks.length - 1;
     for (let i = 0; i < last; i++) await (this.sinks[i] as ReportSink).finish(this.summary);
@@ -670,10 +633,7 @@ export function countAction(summary: ReportSummary, action: ItemAction, count = 
 /** Actions that are not something a run did to the target. */
 const NOT_DONE: ReadonlySet<PlanAction> = new Set(['fails', 'invalid', 'skipped']);
 
-/**
- * `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok or partial item had an
- * action.
- */
+/** `5 ok: 2 created, 3 updated` (zeros left out); none when no ok or partial item had an action. */
 function actionsLine(summary: ReportSummary): string[] {
   if (summary.created === undefined || summary.actions === undefined) return [];
   const done: ActionCounts = {};
@@ -692,15 +652,11 @@ export function exitCodeFor(summary: ReportSummary): 0 | 1 {
   return summary.ok === summary.total ? 0 : 1;
 }
 
-/*
- * A run's errors counted by code for the human summary (`209 x 12  Email is not a valid address`):
- * bounded, one entry per code (per message, up to a cap, for problems the spec leaves unnumbered).
- */
+/** One code's count in the human summary (unnumbered problems: one per message, up to a cap). */
 interface ErrorCodeCount {
-  /** null: a problem without a numeric code (e.g. "Scheduler not set"). */
   code: number | null;
   count: number;
-  /** The first message seen with this code, as an example. */
+  /** The first message seen with this code. */
   message: string;
   /** How many different messages came under it (values differ: three unknown words are three), up to DISTINCT_KEPT. */
   distinct?: number;
@@ -774,10 +730,7 @@ function differentMessages(entry: ErrorCodeCount): string {
   return ` (the first of ${distinct >= DISTINCT_KEPT ? `${DISTINCT_KEPT} or more` : formatCount(distinct)} different messages: the report has each)`;
 }
 
-/*
- * What a dry run would do (docs/cli.md, "The local store"), by action (plan-actions.ts); the JSON
- * report's `plan` says the same counts in its older keys (docs/cli.md, "The local store").
- */
+/** The JSON report's `plan`: a dry run's counts by action in its own keys (docs/cli.md, "The local store"). */
 type PlanCounts = Record<'toCreate' | 'toUpdate' | 'unchanged' | 'invalid', number> &
   Partial<Record<(typeof MORE_PLAN_KEYS)[number][0], number>>;
 
@@ -796,14 +749,10 @@ const SHOWN_RECORDS = 10;
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 
-/**
- * How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable
- * login)`, `> stu-6`, `! stu-4 (invalid)`, `! stu-7 (refused by the target)`.
- */
+/** A record's plan line: `+ stu-1`, `~ stu-2 (LastName)`, `- stu-5 (disable login)`, `! stu-4 (invalid)`. */
 function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
-  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent:
-  // docs/plan.md).
+  // The engine's changed fields, else those examctl knows a remote send changes (docs/plan.md).
   const named =
     item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
   const fields = named.length > 0 ? ` (${named.join(', ')})` : '';
@@ -840,10 +789,7 @@ export class RunPlan {
   /** Items by action (plan-actions.ts): the counts every other place says. */
   readonly actions: ActionCounts = {};
   constructor(
-    /**
-     * True once an item carried an action (a local store planned, not only validated); from the start
-     * when the run decides from the sync memory (a remote --changed-only dry run: all to send is a plan).
-     */
+    /** Once an item carried an action; from the start when the run decides from the sync memory. */
     public planned = false,
   ) {}
   /** Up to SHOWN_RECORDS lines of each action, and how many of that action in all. */
@@ -879,8 +825,7 @@ export class RunPlan {
     if (!this.planned) return [];
     // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
     const lines = [`plan: ${actionWords(this.actions, true)}`];
-    // One section per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local store"); a skipped item has
-    // none.
+    // Up to SHOWN_RECORDS records per action (docs/cli.md, "The local store").
     for (const action of SHOWN_ORDER) {
       const section = this.sections.get(action);
       if (section === undefined) continue;

@@ -58,10 +58,7 @@ export type SessionOutcome =
   | { externalId: string; session: ReviewSession }
   | { externalId: string; error: string; errors?: readonly unknown[] };
 
-/**
- * The results as raw values under a header: the spec's result fields first, then any extra field a server sent, in
- * first-seen order.
- */
+/** The results as raw values: the spec's result fields first, then extra fields a server sent, first seen first. */
 export interface ResultsTable {
   header: string[];
   rows: unknown[][];
@@ -79,10 +76,7 @@ interface ResultsLayout {
 
 const resultsOf = (outcome: SessionOutcome) => ('session' in outcome ? (outcome.session.Results ?? []) : []);
 
-/**
- * The header of a table of many sessions depends on all of them (an extra field, a Pin): `add` each session
- * as it is read, then `layout`. Holds the column names only, not the sessions.
- */
+/** Many sessions' header depends on all (an extra field, a Pin): `add` each, then `layout`; names only. */
 export class ResultColumns {
   private readonly known = new Set(RESULT_COLUMNS);
   private readonly columns = [...RESULT_COLUMNS];
@@ -110,8 +104,7 @@ export class ResultColumns {
     // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
     const sessionPin = options.pinColumn === true && !this.rowsHavePin;
     if (sessionPin) columns.push(SESSION_PIN_COLUMN);
-    // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that
-    // name.
+    // Wall times (a --date-format's) name no zone: each row says it, unless the results hold a field of that name.
     const zone =
       options.timeZoneColumn !== undefined && !this.known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
     if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
@@ -152,10 +145,7 @@ export interface TextCellOptions {
   times?: OutputTimes | undefined;
 }
 
-/**
- * A time or date column's value as text, or undefined when it is not one (written as sent). A DateOfBirth
- * is never placed in a zone: one with a time of day stays as sent.
- */
+/** A time or date column's value as text, else undefined; a DateOfBirth is never placed in a zone. */
 function timeText(column: string, value: unknown, options: TextCellOptions): string | undefined {
   if (column === DATE_OF_BIRTH) {
     const date = calendarDateOf(value);
@@ -185,10 +175,7 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
   );
 }
 
-/**
- * The table's rows as CSV lines (RFC 4180, CRLF, `--delimiter`), without the header; formula-like text is
- * neutralised by the shared cell writer. A number the service typed is written as the number.
- */
+/** The rows as CSV lines (RFC 4180, CRLF, `--delimiter`), no header; formula-like text neutralised. */
 export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
   return textRows(table, options)
     .map((cells, r) => {
@@ -258,17 +245,13 @@ function sheetValue(column: string, value: unknown, zone: string): SheetCell {
       if (instant !== undefined) return instantText(instant, { zone }, 'iso');
     }
     const kind = kindOf(column);
-    // A numeric string a lenient server sent for a number field, when it is a number's plain form (`87.5`, not
-    // `087.5`).
+    // A lenient server's numeric string for a number field, in a number's plain form (`87.5`, not `087.5`).
     if (kind === 'number' || kind === 'integer') return plainNumber(value) ?? value;
   }
   return textValue(value, false);
 }
 
-/**
- * How each column of the workbook is shown: dates and date-times by the workbook's formats, numbers and booleans
- * General, the rest text.
- */
+/** How each column is shown: dates by the workbook's formats, numbers and booleans General, the rest text. */
 export function sheetFormats(table: ResultsTable): CellFormat[] {
   return table.header.map((column) => {
     if (column === DATE_OF_BIRTH) return CellFormat.date;
@@ -289,10 +272,7 @@ export function sheetRows(table: ResultsTable, zone: string): SheetCell[][] {
   return table.rows.map((row) => row.map((value, i) => sheetValue(table.header[i] as string, value, zone)));
 }
 
-/**
- * The table's rows as JSON objects (one line each for `-o ndjson`): values as sent, times by `times` as in the CSV,
- * null for none.
- */
+/** The rows as JSON objects (`-o ndjson`: one a line): values as sent, times as in the CSV, null for none. */
 export function jsonRows(table: ResultsTable, options: TextCellOptions = {}): Record<string, unknown>[] {
   return table.rows.map((row) => {
     const object: Record<string, unknown> = {};

@@ -14,10 +14,7 @@ export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left
 
 export interface ReportItem {
   source: SourceRef;
-  /**
-   * The record's external id (user ExternalId, ScheduleExtId, collection ExternalId, invigilator id); null when
-   * unknown.
-   */
+  /** The record's external id (ExternalId, ScheduleExtId, invigilator id); null when unknown. */
   id: string | null;
   status: ItemStatus;
   errors: Problem[];
@@ -27,9 +24,7 @@ export interface ReportItem {
   mapped?: MappedValue[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
   action?: ItemAction;
-  /**
-   * Why an item was not sent (--changed-only: the run that last sent this same request), or where a leaver came from.
-   */
+  /** Why an item was not sent (--changed-only: the run that last sent it), or where a leaver came from. */
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
@@ -37,15 +32,9 @@ export interface ReportItem {
   removed?: string[];
   /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
   joined?: string[];
-  /**
-   * With `removed`: the field whose change `removed` and `joined` say link by link (`Hierarchies`), which
-   * the page shows as the move, as the plan line does, not again as that field's old and new value.
-   */
+  /** With `removed`: the field (`Hierarchies`) the page shows as the move, not as its old and new value. */
   moved?: string;
-  /**
-   * Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts,
-   * DRY_RUN_STATUS).
-   */
+  /** Reported by a dry run: CSV and xlsx status `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
   dryRun?: true;
   /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
   inDoubt?: true;
@@ -96,11 +85,7 @@ export function pipedInputWay(run: string): string {
   );
 }
 
-/**
- * What an item says whose request met the failure that stopped the run (`runs show` the same): a
- * lock's refusal (nothing reached the store) only by its code, its message said once as the run's
- * error; any other failure in its own words.
- */
+/** An item whose request met the run's stopping failure: a lock's refusal by its code only, else its own words. */
 export function stoppedItemReason(error: Error): string {
   return error instanceof StoreLockedError
     ? `${NOT_SENT} the run was refused with ${error.code} (its error says why)`
@@ -111,18 +96,12 @@ const NOT_SENT = 'not sent:';
 /** The way on where a run's store is gone (docs/store.md). */
 const STORE_GONE = '(its store was replaced or is gone: run the file again)';
 
-/**
- * An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists
- * them one by one.
- */
+/** An item skipped only because its run stopped before it (`notSentReason`): counted, never listed. */
 export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {
   return item.status === 'skipped' && item.errors.length === 1 && item.errors[0]!.message.startsWith(NOT_SENT);
 }
 
-/**
- * Why an item without a definite answer (`transient` in the journal) is skipped: the same words live and in `runs
- * show`.
- */
+/** Why an item without a definite answer (`transient` in the journal) is skipped, live and in `runs show`. */
 export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
   const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again)`;
   return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
@@ -148,10 +127,7 @@ export interface ReportSummary {
   retriedByCause?: Record<string, number>;
   /** Every item by its action (plan-actions.ts): the counts the plan file, the page and the terminal say. */
   actions?: ActionCounts;
-  /**
-   * --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's
-   * only.
-   */
+  /** --prune-memberships: items that removed a link or flag examctl sent (docs/sync.md); JSON report only. */
   movers?: number;
   /** A real run's ok items by action (docs/cli.md, "Created and updated"). */
   created?: number;
@@ -167,19 +143,14 @@ export interface ReportSummary {
 export interface ReportHeader {
   command: string;
   target: ReportTarget;
-  /**
-   * Where the target came from: `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each
-   * setting comes from").
-   */
+  /** `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each setting comes from"). */
   targetFrom?: string;
   /** Where a token not a profile's was read: `EXAMCTL_TOKEN`, `--token-file` (never the token). */
   tokenFrom?: string;
   /** The profile the run took settings from, or the default profile it set aside. */
   profile?: ProfileNote;
   dryRun: boolean;
-  /**
-   * A dry run against a local store: its engine plans each record, so the run has a plan even when no record is valid.
-   */
+  /** A dry run against a local store: its engine plans, so there is a plan even when no record is valid. */
   plans?: true;
   /** The run's id when it is journaled (docs/runs.md). */
   run?: string;
@@ -190,10 +161,7 @@ export interface ReportHeader {
   syncMemory?: SyncMemoryNote;
 }
 
-/**
- * A profile as a run used it: how it was chosen, and each setting it gave; or, `used` false, why the default profile
- * was not used.
- */
+/** A profile as a run used it (how chosen, its settings); `used` false: why the default profile was not. */
 export interface ProfileNote {
   name: string;
   /** `--profile`, `EXAMCTL_PROFILE`, `the default profile`, `the run's journal`. */
@@ -203,10 +171,7 @@ export interface ProfileNote {
   settings: Record<string, unknown>;
 }
 
-/**
- * The sync memory a run decided from (docs/sync.md): found or not, the file, how many it remembers, and
- * whether it records the run's population (else it is none for this run).
- */
+/** The sync memory a run decided from (docs/sync.md); without the run's population it is none for this run. */
 export interface SyncMemoryNote {
   /** What the memory is of (its command: user sync, schedule push, collection add): what a gap in it costs differs. */
   kind?: 'users' | 'schedules' | 'collections';
@@ -215,10 +180,7 @@ export interface SyncMemoryNote {
   remembered: number;
   population: string | null;
   populationFound: boolean;
-  /**
-   * A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is
-   * lost").
-   */
+  /** A run of this population the memory misses (docs/sync.md, "A state service"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
   /** Of another store (it holds none of the store heads the memory saw): not used. */
   replaced?: true;
@@ -231,15 +193,9 @@ export interface SyncMemoryNote {
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
 export interface SourceRow extends RawRow {
   line: number;
-  /**
-   * The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run
-   * read.
-   */
+  /** The fields as read (dates in the API's form): a workbook writes a date cell as the date the run read. */
   fields?: Readonly<Record<string, unknown>>;
-  /**
-   * The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook
-   * marks them.
-   */
+  /** The cells behind each mapped field, or at fault (InputRecord.cellsOf): a dry run's workbook marks them. */
   cellsOf?: Readonly<Record<string, readonly string[]>>;
 }
 
@@ -249,10 +205,7 @@ export interface ReportEntry {
 }
 
 export interface ReportSink {
-  /**
-   * A promise given back is waited for before the next item or `finish` (RunReportBuilder does, and the scheduler
-   * before it).
-   */
+  /** A promise given back is waited for before the next item or `finish`. */
   item(entry: ReportEntry): void | Promise<void>;
   finish(summary: ReportSummary): void | Promise<void>;
   /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */

@@ -19,10 +19,7 @@ export function templateCsv(kind: TemplateKind): string {
   return csvLine(templateColumnSpecs(kind).map((column) => column.name));
 }
 
-/**
- * The example row as the record a JSON file holds: the value validation sends (booleans,
- * numbers, lists and objects in the API's own form), so it passes the JSON Schema too.
- */
+/** The example row as a JSON file's record, in the API's own form, so it passes the JSON Schema too. */
 export function templateExampleRecord(kind: TemplateKind): unknown {
   const columns = templateColumnSpecs(kind);
   const header = columns.map((column) => column.name);

@@ -77,10 +77,7 @@ export class XlsxReportWriter implements ReportSink {
     this.types = new ReportCellTypes(options);
   }
 
-  /**
-   * What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is
-   * written.
-   */
+  /** What the workbook could not hold as it was (cells marked visibly), warned on stderr once written. */
   warnings(path: string): string[] {
     const said: string[] = [];
     const cut = this.workbook.cutCells;
@@ -93,10 +90,7 @@ export class XlsxReportWriter implements ReportSink {
     return said;
   }
 
-  /**
-   * Opens the sheet with its header (the first reported row's input header, or `header`), each column shown as
-   * `formats` says.
-   */
+  /** Opens the sheet with its header (the first reported row's, or `header`), columns shown as `formats` says. */
   private async start(header: readonly string[], formats?: readonly CellFormat[]): Promise<SheetWriter> {
     const sheet = await this.workbook.sheet('Report');
     this.sheet = sheet;
@@ -191,9 +185,8 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
 }
 
 /**
- * Tables as a workbook, one sheet each, in order (review-session results, a template): cells typed, header
- * frozen with a filter; what is cut past Excel's limits: docs/cli.md, "review-session show". Rows go out as
- * given: a sheet's rows need only be counted.
+ * Tables as a workbook, one sheet each (review-session results, a template): cells typed, header frozen with
+ * a filter; what is cut past Excel's limits: docs/cli.md, "review-session show".
  */
 export class TablesWorkbook {
   private readonly workbook: WorkbookWriter;
@@ -260,9 +253,8 @@ export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTa
 }
 
 /**
- * A report workbook written beside its final name and renamed into place when complete, as the report file of
- * every format (report-file.ts: opened at once, so an unwritable one fails before sending). `commit` finishes the
- * workbook (call it after the report builder's finish) and moves it into place.
+ * A report workbook through report-file.ts, as every format; `commit` (after the report builder's finish)
+ * finishes the workbook and moves it into place.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string) {
   const file = await openReportFile(path, earlierIs);
@@ -351,10 +343,7 @@ class ReportCellTypes {
     return layout;
   }
 
-  /**
-   * How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as
-   * text.
-   */
+  /** How each column is shown: input columns by kind, the report's own as text. */
   formats(row: SourceRow, reportColumns: number): CellFormat[] {
     const formats = this.layoutOf(row).map(({ kind }) =>
       kind === 'date'

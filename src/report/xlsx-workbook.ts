@@ -16,10 +16,7 @@ export const RowLook = {
 export type RowLook = (typeof RowLook)[keyof typeof RowLook];
 const LOOK_COUNT = 5;
 
-/**
- * How a column's cells are shown. A cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 is
- * every styles part's default).
- */
+/** How a column's cells are shown: a cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 the default). */
 export const CellFormat = {
   text: 0,
   general: 1,
@@ -192,9 +189,7 @@ const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(
 /** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
 const NEEDS_PRESERVE = /^\s|\s$|\n/;
 
-/**
- * A column's width in characters: its header's length and some room, within 10..60 (a date-time column fits its value).
- */
+/** A column's width: its header's length and some room, within 10..60 (a date-time column fits its value). */
 const widthOf = (header: string, format: CellFormat): number =>
   Math.min(60, Math.max(format === CellFormat.dateTime ? 20 : format === CellFormat.date ? 12 : 10, header.length + 2));
 
@@ -216,9 +211,7 @@ function pastSheetLimit(columns?: number): Error {
   );
 }
 
-/**
- * A text longer than a cell holds, cut with a visible marker saying how long it was (never inside a surrogate pair).
- */
+/** A text longer than a cell holds, cut with a visible marker of its length (never inside a surrogate pair). */
 function cutToCell(text: string): string {
   const marker = `…[cut by examctl: ${text.length.toLocaleString('en-US')} characters, a cell holds ${MAX_CELL_CHARS.toLocaleString('en-US')}]`;
   let end = MAX_CELL_CHARS - marker.length;

@@ -39,10 +39,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
 /** Errors of a platform that cannot open or sync a directory (Windows): the rename still happened. */
 const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSUP']);
 
-/**
- * Makes a rename or unlink in `dir` durable: without it a crash can bring back the old
- * directory entry even though the file contents were fsynced.
- */
+/** Makes a rename or unlink in `dir` durable: else a crash can bring the old entry back. */
 export async function fsyncDirectory(dir: string): Promise<void> {
   const unsupported = (error: NodeJS.ErrnoException): undefined => {
     if (DIRECTORY_SYNC_UNSUPPORTED.has(error.code ?? '')) return undefined;
@@ -107,10 +104,7 @@ export interface AtomicFileOptions {
    * and token files are the owner's alone. Run reports pass 0o666, as any file a tool writes.
    */
   mode?: number;
-  /**
-   * When the final rename fails (after the busy retry), keep the finished content under a
-   * visible name beside the target instead of removing it (see ReplaceFailedError).
-   */
+  /** When the final rename fails, keep the finished content beside the target (ReplaceFailedError). */
   keepOnFailedReplace?: boolean;
   /** The rename and unlink to use (tests inject failing ones). */
   ops?: ReplaceOps;
@@ -118,10 +112,7 @@ export interface AtomicFileOptions {
   retry?: BusyRetryOptions;
 }
 
-/**
- * The finished content could not be renamed over the target (on Windows: another program, such
- * as Excel, holds it open) and was kept at `keptAt`. `code` is the rename's error code.
- */
+/** The finished content could not replace the target (Windows: Excel holds it open); kept at `keptAt`. */
 export class ReplaceFailedError extends Error {
   readonly code: string | undefined;
 
@@ -146,9 +137,7 @@ export class ReplaceFailedError extends Error {
   }
 }
 
-/**
- * `report.csv` -> `report.examctl-20261123-071500.csv`: beside the target, same extension, so it opens the same way.
- */
+/** `report.csv` -> `report.examctl-20261123-071500.csv`: same extension, so it opens the same way. */
 export function keptNameFor(target: string, now: Date = new Date()): string {
   const ext = extname(target);
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -247,9 +236,7 @@ export async function writeFileAtomic(
   await file.commit();
 }
 
-/**
- * Whether a folder can be made at or below `start`: probed in its nearest existing folder (`place`); `error`: why not.
- */
+/** Whether a folder can be made at `start`, probed in its nearest existing folder (`place`). */
 export async function probeMakeDir(start: string): Promise<{ place: string; error?: unknown }> {
   let place = start;
   while (!existsSync(place)) place = dirname(place);

@@ -60,8 +60,5 @@ export function unlinkRetrying(
   return retryWhileBusy(() => ops.unlink(path), options);
 }
 
-/**
- * fs.rm's own retry options for a directory tree: Node retries EBUSY, EPERM, ENOTEMPTY, EMFILE
- * and ENFILE with a linear backoff (100, 200, ... ms), about 1.5 s in all.
- */
+/** fs.rm's own retry of EBUSY, EPERM, ENOTEMPTY... for a tree: linear backoff, about 1.5 s in all. */
 export const RM_RETRY = { maxRetries: 5, retryDelay: 100 } as const;

@@ -1,8 +1,4 @@
-/**
- * Resolves once `stream` takes more writes ('drain') or will never take any ('close', 'error'):
- * a stream whose reader went away, or whose disk is full, never drains, and a writer waiting
- * only for 'drain' would wait for ever.
- */
+/** Resolves on 'drain', 'close' or 'error': a stream whose reader went or whose disk is full never drains. */
 export function drainedOrGone(stream: NodeJS.EventEmitter): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = (): void => {

@@ -28,10 +28,7 @@ export function appendDurablySync(fd: number, bytes: Buffer, position: number): 
 const writeAt = promisify(write);
 const datasyncOf = promisify(fdatasync);
 
-/**
- * Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG (null: at the end of a file opened O_APPEND,
- * the sync memory's way), through the thread pool; durable when it resolves.
- */
+/** Writes all of `bytes` at `position` (null: O_APPEND's end) of a DSYNC_FLAG file; durable when it resolves. */
 export async function appendDurably(fd: number, bytes: Buffer, position: number | null): Promise<void> {
   let written = 0;
   while (written < bytes.length) {

@@ -1,9 +1,6 @@
 /**
- * The one reader of an environment variable holding a number of milliseconds
- * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS), the environment's counterpart of
- * src/flags/flag-values.ts: each variable is refused in the same words. Here, not under src/cli/,
- * because the store's lock module offers its variable's reader and the store imports nothing of
- * the CLI.
+ * The one reader of an environment variable of milliseconds, the counterpart of src/flags/flag-values.ts.
+ * Not under src/cli/: the store's lock module offers its variable's reader, and the store imports no CLI.
  */
 import { UsageError } from './errors.js';
 
@@ -33,10 +30,7 @@ export function requestTimeoutFromEnv(env: Env): number | undefined {
   );
 }
 
-/**
- * A setting given as empty or blank text (`EXAMCTL_STORE=`) counts as not given (EXAMCTL_PROFILE set empty is refused:
- * settings.ts).
- */
+/** A setting given as blank text (`EXAMCTL_STORE=`) counts as not given (an empty EXAMCTL_PROFILE: settings.ts). */
 export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -12,9 +12,7 @@ export const ExitCode = {
   /** A bug in examctl itself; not in the contract's table, documented in the README. */
   Internal: 70,
   Interrupted: 130,
-  /**
-   * stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, what a shell reports for a command a closed pipe killed.
-   */
+  /** stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, as a shell reports it. */
   ClosedPipe: 141,
 } as const;
 type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
@@ -61,9 +59,8 @@ export class UsageError extends ExamctlError<2> {
 }
 
 /**
- * A structural problem in an input file, named by file and line (`file:line: reason`).
- * Ends the run before anything is sent. `named`: the words the message names the file by where a flag names it
- * (`--map-file map.json`); `file` stays the file itself, for --json's `error.file`.
+ * A structural problem in an input file (`file:line: reason`), before anything is sent. `named`: the file as
+ * a flag names it (`--map-file map.json`); `file`, for --json's `error.file`.
  */
 export class InputFileError extends UsageError {
   static override readonly defaultCode: ErrorCodeId = 'E2100';
@@ -164,8 +161,7 @@ export class ClosedPipeError extends ExamctlError<141> {
 }
 
 /**
- * The --report file could not be written mid-run (a full disk): the run stops as at a target
- * failure (in-flight work finished, the other reports and the journal complete), exit 3, and
+ * The --report file could not be written mid-run (a full disk): the run stops as at a target failure and
  * `runs resume` sends the rest. Not exit 2, which says nothing was sent.
  */
 export class ReportWriteError extends TargetError {

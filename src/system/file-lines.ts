@@ -19,9 +19,8 @@ const FIRST_BUFFER = 64 * 1024;
 const MOST_BUFFER = 1 << 20;
 
 /**
- * Calls `onLine` for each line of the file from `at` (its offset and line number), in order, the
- * last line without a newline too (`terminated` false), through one reused buffer: a file of any
- * size streams in bounded memory and never becomes one string (V8 strings stop near 512 MB).
+ * Calls `onLine` for each line of the file from `at`, the last without a newline too (`terminated` false),
+ * through one reused buffer: any size in bounded memory, never one string (V8 strings stop near 512 MB).
  * `onLine` may throw to stop. Reads up to the size the file has when the read reaches it.
  */
 export async function streamLines(

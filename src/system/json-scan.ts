@@ -64,10 +64,7 @@ const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: '
 /** A key as the scanner reports it, with the keys and array indexes above it. */
 export type OnKey = (key: string, path: readonly (string | number)[], line: number) => void;
 
-/**
- * What a scan tells as it goes: each key, and each member's or element's value where it starts (`path` ends with its
- * key or index).
- */
+/** Told as a scan goes: each key, and where each member's or element's value starts (`path` ends with it). */
 export interface ScanOptions {
   strict?: boolean;
   onKey?: OnKey | undefined;
@@ -279,10 +276,7 @@ export class JsonScanner {
     return -1;
   }
 
-  /**
-   * One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the
-   * path follows.
-   */
+  /** One more member or element (counted already: `step` 0; -1: one fewer), within the limit. */
   private entry(text: string, pos: number, step: number): void {
     this.entries += step;
     if (this.entries > this.maxEntries)
@@ -384,8 +378,7 @@ export class JsonScanner {
       if (!final && text.length - pos < word.length && word.startsWith(text.slice(pos))) return -1;
       throw this.fault(text, pos, 'a value');
     }
-    // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the
-    // number may go on in the next.
+    // A number's characters (their order is JSON.parse's to check); one at the text's end may go on in the next.
     let end = pos;
     for (
       let c = text.charCodeAt(end);
@@ -405,10 +398,7 @@ export class JsonScanner {
   }
 }
 
-/**
- * A whole JSON text scanned (the value, then only whitespace); throws JsonFault. A quick scan for
- * the limits and keys; `strict` finds what JSON.parse refused.
- */
+/** A whole JSON text scanned (one value, then only whitespace); throws JsonFault. */
 export function scanJson(text: string, limits: JsonLimits, options: ScanOptions = {}): JsonScanner {
   const scanner = new JsonScanner(limits, options);
   const end = scanner.scanValue(text, scanner.skipSpace(text, 0), true);
@@ -417,10 +407,7 @@ export function scanJson(text: string, limits: JsonLimits, options: ScanOptions 
   return scanner;
 }
 
-/**
- * A whole JSON text parsed within `limits` (`onKey`: each key, in order); throws JsonFault, never
- * JSON.parse's message. A byte order mark at the start is skipped.
- */
+/** A whole JSON text parsed within `limits`; throws JsonFault, never JSON.parse's message. */
 export function parseJson(text: string, limits: JsonLimits, tell: Omit<ScanOptions, 'strict'> = {}): unknown {
   scanJson(text, limits, tell);
   return parsedAfterScan(text, limits);
@@ -474,11 +461,7 @@ async function scannedInPieces(text: string, scanner: JsonScanner, signal: Abort
   }
 }
 
-/**
- * parseJson for a long text that must not hold the event loop (a body `local serve` is sent): the
- * scan goes on in pieces (scannedInPieces), `signal` (else the CLI's Ctrl-C) ending it at the next
- * piece. JSON.parse runs last, once the whole text passed the scan.
- */
+/** parseJson for a long text that must not hold the event loop (a body `local serve` is sent), in pieces. */
 export async function parseJsonYielding(text: string, limits: JsonLimits, signal?: AbortSignal): Promise<unknown> {
   const scanner = new JsonScanner(limits);
   const end = await scannedInPieces(text, scanner, signal);
@@ -488,9 +471,8 @@ export async function parseJsonYielding(text: string, limits: JsonLimits, signal
 }
 
 /**
- * A first look at a long JSON text before a reader's own parse (a map file, a world file, a memory
- * export, a state document), in pieces: the CLI's Ctrl-C stops it at the next piece (InterruptedError).
- * What is wrong with the text is left to that parse, which says it in the reader's words.
+ * A first look at a long JSON text in pieces, so Ctrl-C stops it, before a reader's own parse, which says
+ * what is wrong with it in the reader's words.
  */
 export async function scanJsonYielding(text: string, limits: JsonLimits): Promise<void> {
   if (text.length <= YIELD_CHARS) return;

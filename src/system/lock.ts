@@ -15,18 +15,12 @@ export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/**
- * The lock wait an admin set with EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the
- * store (the store itself reads no environment); undefined when unset.
- */
+/** EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the store (the store reads no environment). */
 export function lockTimeoutFromEnv(env: Env): number | undefined {
   return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
 }
 const BREAK_FILE = 'LOCK.break';
-/**
- * Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is
- * harmless.
- */
+/** Prefix of a waiter's announcement files (lock-lease.ts); one a killed process left is harmless. */
 export const LOCK_TEMP_PREFIX = '.lock-';
 
 export interface LockInfo {
@@ -57,16 +51,12 @@ export function bootTime(): number {
 const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
 
 /**
- * An unreadable LOCK (empty or cut short: its writer died between creating and writing it, or
- * power was lost before its content reached the disk) older than this is stale. A live writer
- * fills it within a few milliseconds of creating it.
+ * An unreadable LOCK (its writer died between creating and writing it, or power was lost) older than this is
+ * stale: a live writer fills it within milliseconds.
  */
 export const UNREADABLE_LOCK_STALE_MS = 5_000;
 
-/**
- * Which command holds the lock, for the "locked by" message. Only the script name and the first
- * positional words: options are left out because they may carry a token or password.
- */
+/** The holder's command for "locked by": script and first words only, as options may carry a token. */
 function describeCommand(): string {
   const words = [basename(process.argv[1] ?? 'node')];
   for (const arg of process.argv.slice(2)) {
@@ -76,10 +66,7 @@ function describeCommand(): string {
   return words.join(' ');
 }
 
-/**
- * What a lock file (or a sync memory's feeding marker) records of this process: who, since when, and how to tell it is
- * gone.
- */
+/** What a lock file (or a feeding marker) records of this process: who, since when, how to tell it is gone. */
 export function ownLockInfo(token: string): LockInfo {
   const started = ownStartTicks();
   return {
@@ -169,19 +156,13 @@ export function isStale(info: LockInfo, currentBoot: number = bootTime()): boole
   );
 }
 
-/**
- * Codes of a lock file that is there (EEXIST), or being deleted while a handle to it is still
- * open (Windows: EPERM, "delete pending"): either way, busy, retry.
- */
+/** EEXIST, or EPERM for a lock being deleted while still open (Windows, "delete pending"): busy, retry. */
 function isBusy(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'EEXIST' || code === 'EPERM';
 }
 
-/**
- * Creates `path` exclusively with `text`, not fsynced (docs/store.md, "The lock", says why). A
- * reader may see it empty before the write: readLockInfo says 'unreadable'.
- */
+/** Creates `path` exclusively, not fsynced (docs/store.md, "The lock"); seen empty first: 'unreadable'. */
 async function createExclusive(path: string, text: string): Promise<void> {
   const handle = await open(path, 'wx', 0o600);
   try {
@@ -195,9 +176,8 @@ async function createExclusive(path: string, text: string): Promise<void> {
 }
 
 /**
- * An unreadable lock file's identity and age, to break it only if it is still the same old file.
- * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
- * lock is never broken, only waited for.
+ * An unreadable lock file's identity and age, to break it only if still the same old file; undefined when it
+ * cannot be read at all (another user's, being deleted): such a lock is only waited for.
  */
 export async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {
@@ -228,9 +208,8 @@ export async function underLock<T>(
 }
 
 /**
- * The store's writer lock, `LOCK` (docs/store.md, "The lock": how it is taken, waited for and
- * broken). While it waits, a writer announces itself with a file of its own (`.lock-<token>`),
- * which the holder's lease looks for to hand over.
+ * The store's writer lock, `LOCK` (docs/store.md, "The lock"). A waiting writer announces itself with a
+ * `.lock-<token>` file, which the holder's lease looks for to hand over.
  */
 export class StoreLock {
   private readonly lockPath: string;
@@ -360,10 +339,7 @@ export class StoreLock {
     );
   }
 
-  /**
-   * A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then
-   * verify.
-   */
+  /** A breaker killed mid-break leaves LOCK.break behind: moved aside by a unique name, then verified. */
   private async recoverStaleBreakLock(): Promise<void> {
     const holder = await readLockInfo(this.breakPath);
     if (holder === 'missing') return;

@@ -1,9 +1,8 @@
 import { unlinkSync } from 'node:fs';
 
 /**
- * The temp files this process is writing in place of others (atomic-file.ts), so that an exit
- * that cannot wait (a second Ctrl-C) still removes them: they would otherwise stay beside the
- * report or the store until a later run cleans them up. Import-light: the entry point loads it.
+ * The temp files this process writes in place of others (atomic-file.ts), so an exit that cannot wait (a
+ * second Ctrl-C) still removes them. Import-light: the entry point loads it.
  */
 const open = new Set<string>();
 

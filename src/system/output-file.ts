@@ -34,9 +34,7 @@ interface OutputFileOptions extends AtomicFileOptions {
   probe?: (path: string) => Promise<void>;
 }
 
-/**
- * `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath turns `self` into the pid) or BSD's and macOS's `/dev/fd`.
- */
+/** `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath resolves `self`) or `/dev/fd`. */
 const DESCRIPTOR_DIR = /^(?:\/proc\/(\d+)(?:\/task\/\d+)?|\/dev)\/fd$/;
 
 type Destination =
@@ -81,10 +79,7 @@ function unwritable(path: string, entry: Stats): Error {
 /** Another user's entry at an output's name or on its way (trusted-place.ts, plantedEntryProblem): not written. */
 export class PlantedEntryError extends Error {}
 
-/**
- * Opens the output named `path` (absolute) at once, so an unwritable name fails before any work:
- * replaced, written in place or refused (see the top of this file).
- */
+/** Opens the output at `path` (absolute) at once, so an unwritable name fails before any work. */
 export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
   const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
   if (planted !== undefined) throw new PlantedEntryError(planted);

@@ -36,8 +36,7 @@ async function preparedRoot(): Promise<string> {
   for (const candidate of candidates) {
     try {
       const base = candidate();
-      // Something else at the name (a file, a FIFO, a link, dangling or not) fails the mkdir: it is judged below, by
-      // what it is.
+      // Something else at the name (a file, a FIFO, a link) fails the mkdir: judged below, by what it is.
       const made = await mkdir(base, { recursive: true, mode: 0o700 }).then(
         () => undefined,
         (error: unknown) => ({ error }),
@@ -45,8 +44,7 @@ async function preparedRoot(): Promise<string> {
       const entry = await lstat(base).catch((error: unknown) => {
         throw made?.error ?? error;
       });
-      // Another user's folder, or anything not a folder (a link, file, FIFO, socket, device) planted at the name: not
-      // ours to use.
+      // Another user's folder, or anything not a folder planted at the name: not ours to use.
       if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid))
         throw new UsageError(
           `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : `${entry.isFile() ? 'a file' : kindOf(entry)}, owner: uid ${entry.uid}`}): remove it`,

@@ -12,9 +12,7 @@ interface ProcStat {
   startTicks: number;
 }
 
-/**
- * Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined off Linux or when there is no such file to read.
- */
+/** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined off Linux or without the file. */
 function procStat(pid: number | 'self', platform: NodeJS.Platform): ProcStat | undefined {
   if (platform !== 'linux') return undefined;
   let text: string;

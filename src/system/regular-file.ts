@@ -22,10 +22,7 @@ export class NotRegularFileError extends Error {
   }
 }
 
-/**
- * The most a settings file examctl reads whole may hold (the config file, a map file): far past
- * any real one, and a 700 MB file planted or picked by mistake is refused by its size, unread.
- */
+/** The most a settings file read whole may hold (config, map file): a 700 MB file is refused unread. */
 export const SETTINGS_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A regular file longer than its reader allows (a token file of megabytes): refused, not read. */
@@ -48,9 +45,7 @@ export interface RegularOpenOptions {
   check?: (handle: FileHandle, stat: Stats) => Promise<void>;
 }
 
-/**
- * Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link).
- */
+/** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own: ENOENT, ELOOP). */
 export async function openRegularFile(path: string, options: RegularOpenOptions = {}): Promise<FileHandle> {
   return (await openChecked(path, options)).handle;
 }

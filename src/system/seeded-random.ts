@@ -1,8 +1,4 @@
-/**
- * mulberry32: a tiny, well-mixed 32-bit generator. Not for secrets; it only has to give the same
- * sequence for the same seed on every machine, so an injected fault or a failing test seed can
- * be replayed.
- */
+/** mulberry32, not for secrets: the same sequence for a seed on every machine, so a failing seed replays. */
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {

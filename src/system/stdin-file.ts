@@ -43,8 +43,8 @@ export async function spoolStdin(
 }
 
 /**
- * What `--file` names, judged by `stat` before anything is read, never opened (why: docs/security.md,
- * "A hostile file"): a pipe's path (read once: copied like `--file -`), a device refused, else undefined.
+ * What `--file` names, judged by `stat`, never opened (docs/security.md, "A hostile file"): a pipe's path
+ * (copied like `--file -`), a device refused, else undefined.
  */
 export async function pipePath(file: string, cwd: string): Promise<string | undefined> {
   const path = resolve(cwd, file);

@@ -77,10 +77,7 @@ export function systemErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The system's own short words for an errno name (`EIO` -> `i/o error`), from the libuv table
- * Node carries; for codes examctl has no words of its own for. Built once, on first need.
- */
+/** libuv's words for an errno name (`EIO` -> `i/o error`) examctl has none for; built on first need. */
 let libuvWords: Map<string, string> | undefined;
 function systemTableWords(code: string): string | undefined {
   if (libuvWords === undefined) {
@@ -96,8 +93,7 @@ function systemTableWords(code: string): string | undefined {
  * none for (`i/o error (EIO)`), else the error's message. A bare code never stands alone.
  */
 export function describeSystemError(error: unknown, subject?: PathSubject): string {
-  // regular-file.ts's two refusals, known by their fields: importing their classes would load node:fs/promises into
-  // every start.
+  // regular-file.ts's refusals, known by their fields: their classes would load node:fs/promises at every start.
   const refusal = error as { code?: unknown; kind?: unknown; maxBytes?: unknown } | undefined;
   if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string')
     return `it is ${refusal.kind}, not a regular file`;

@@ -2,20 +2,14 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { makePrivateTempDir } from './private-temp.js';
 
-/**
- * Where text output goes. `write` may return a promise so a producer of 500k report items
- * waits for a slow pipe instead of buffering the whole document in memory.
- */
+/** Where text goes: `write` may return a promise, so a producer waits for a slow pipe instead of buffering. */
 export interface TextSink {
   write(text: string): void | Promise<void>;
 }
 
 const CHUNK_CHARS = 64 * 1024;
 
-/**
- * Gathers small writes into chunks of about CHUNK_CHARS characters: a report of 500k items
- * then costs a few hundred write calls instead of 500k. `flush` must be called at the end.
- */
+/** Gathers small writes into chunks of about CHUNK_CHARS characters; `flush` must be called at the end. */
 export class BufferedSink implements TextSink {
   private parts: string[] = [];
   private size = 0;
@@ -120,10 +114,7 @@ export class SpoolSink implements TextSink {
   }
 }
 
-/**
- * Hands on each line written to it, whole (without its newline), however the text was cut: a
- * SpoolSink's lines read back one at a time.
- */
+/** Hands on each line written to it, whole, without its newline, however the text was cut. */
 export class LineSplitter implements TextSink {
   private rest = '';
   constructor(private readonly line: (text: string) => Promise<void>) {}

@@ -109,8 +109,7 @@ function walkUp(dir: string, context: TrustContext): string | undefined {
 async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const named = dirname(resolve(path));
-  // Another user's link at the name or on the way picks which of the user's places is used: refused (named first: its
-  // removal is the fix).
+  // Another user's link at the name or on the way picks which place is used: refused, named first (the fix).
   const problem = (await plantedEntryProblem(path, context, false)) ?? walkUp(named, context);
   if (problem !== undefined) return problem;
   const real = realPath ?? realPathOrUndefined(named);
