@@ -90,7 +90,9 @@ describe("whole-attempt deadline without undici's own timers", () => {
         // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
         expect((failure as Error).message).toContain('failed after 2 attempts');
         expect((failure as Error).message).toContain('300 ms');
-        expect(server.requests).toHaveLength(2);
+        // The second attempt is counted by the client: on a loaded machine its deadline may pass before the
+        // server has read that request, so the server's count is not asserted beyond the first.
+        expect(server.requests.length).toBeGreaterThanOrEqual(1);
         expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
       } finally {
         await client.close();
