@@ -132,10 +132,7 @@ function assessmentEntry(assessment: WorldAssessment): AssessmentEntry {
 
 function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntry[] {
   const byKey = new Map(hierarchies.map((hierarchy) => [hierarchy.ExternalId, hierarchy]));
-  const paths = new Map<string, string>();
   const pathOf = (hierarchy: WorldHierarchy): string => {
-    const known = paths.get(hierarchy.ExternalId);
-    if (known !== undefined) return known;
     // Walked iteratively with a visited set: a damaged world with a parent cycle must not hang a prompt.
     const titles: string[] = [];
     const seen = new Set<string>();
@@ -147,9 +144,7 @@ function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntr
       seen.add(at.ExternalId);
       titles.unshift(at.Title || at.ExternalId);
     }
-    const path = titles.join(' / ');
-    paths.set(hierarchy.ExternalId, path);
-    return path;
+    return titles.join(' / ');
   };
   return byId(
     hierarchies.map((hierarchy) => ({
