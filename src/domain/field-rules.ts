@@ -106,18 +106,12 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field
- * rules").
- */
+/** Unset for an optional field: absent, null, or '' (an empty CSV cell; docs/interpretations.md, "Field rules"). */
 export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
-/**
- * Given by a file or a profile: not unset and not all blank (a null or empty field of the --schedule file gives
- * nothing).
- */
+/** Given by a file or a profile: not unset and not all blank. */
 export function isGiven(v: unknown): boolean {
   return !isUnset(v) && !(typeof v === 'string' && v.trim() === '');
 }
@@ -202,10 +196,7 @@ function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   });
 }
 
-/**
- * The shape of one record of `table` as the API takes it: every rule's input (or wire) value,
- * optional (and nullable) unless the rule is required (then null is "missing").
- */
+/** One record of `table` as the API takes it: each rule's input value, optional and nullable unless required. */
 export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const rule of table.rules) {
@@ -291,10 +282,7 @@ export function validateFields<Rule extends FieldRule>(
   return out as RecordOf<RuleTable<Rule>>;
 }
 
-/**
- * A string format checked after length and pattern (an e-mail, a date, a GUID). One object
- * feeds the check (normalise, code, message) and the wire schema (doc, wire).
- */
+/** A string format checked after length and pattern; one object feeds the check and the wire schema. */
 export interface StringFormat {
   /** The wire value (the input itself, or its normalised form), or undefined when not in the format. */
   normalise(s: string): string | undefined;

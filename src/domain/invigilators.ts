@@ -1,7 +1,4 @@
-/**
- * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
- * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
- */
+/** DELETE /schedule/{externalId}/invigilators: codes 100, 200 and 300 are decided here; 301-319 need the state. */
 import { ErrorCode, UNNUMBERED } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import { codeNote, type Zod } from './field-rules.js';

@@ -63,10 +63,7 @@ type TimeSettingsReading =
   | { ok: true; zone: string | undefined; format: DateFormat | undefined }
   | { ok: false; message: string };
 
-/**
- * The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it
- * came from.
- */
+/** The settings checked, the format first: an unreadable format or unknown zone is refused, naming its origin. */
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
   const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
   if (parsed?.ok === false)
@@ -80,10 +77,7 @@ export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSe
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
 
-/**
- * The zone's offset from UTC at an instant, in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`, `GMT`), rounded as the
- * clock's seconds are.
- */
+/** A zone's offset at an instant in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`), rounded as the clock's seconds are. */
 function offsetMinutesAt(timeZone: string, epochMs: number): number {
   const m = /GMT([+-])(\d+):(\d+)(?::(\d+))?/.exec(zoneFormat(timeZone).format(epochMs));
   if (m === null) return 0;
@@ -126,10 +120,7 @@ export function offsetText(minutes: number): string {
 
 type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
 
-/**
- * A wall-clock time in an IANA zone as RFC 3339 with the zone's offset then; a time the clocks skip or
- * pass twice has no single meaning: refused rather than guessed.
- */
+/** A wall-clock time in a zone as RFC 3339 with its offset then; one the clocks skip or pass twice is refused. */
 export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
   const wall = utcDate(w.y, w.mo, w.d, w.h, w.mi, w.s).getTime();
   // The instant is wall - offset, for the offset in force at that instant: try the offsets in
@@ -350,10 +341,7 @@ function impossible(field: string, text: string): TextReading {
   };
 }
 
-/**
- * A calendar date (a date of birth) as `YYYY-MM-DD`: ISO (`YYYY-MM-DD`, `YYYYMMDD`) as today, or
- * the `--date-format`'s date part, tried first when the text has its shape.
- */
+/** A calendar date as `YYYY-MM-DD`: ISO, or the `--date-format`'s date part, tried first when the text fits it. */
 export function readDateText(field: string, text: string, options: LocalTimeOptions): TextReading {
   const t = text.trim();
   const format = options.format;
@@ -453,10 +441,7 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
   return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
 }
 
-/**
- * A date-time typed by hand (`--start`/`--end`, the Start prompt), read as readDateTimeText reads a
- * file's: one function, so the prompt and the flag never disagree about what they take.
- */
+/** A date-time typed by hand (`--start`, the Start prompt), read as a file's is: prompt and flag take the same. */
 export function readTypedDateTime(field: string, text: string, options: LocalTimeOptions): TextReading {
   return parseDateTime(text).ok && options.format === undefined
     ? { ok: true, value: text.trim() }

@@ -1,7 +1,4 @@
-/**
- * POST /schedule: the request, the Schedule object and each Candidate (docs/api-reference.md, "Schedule",
- * "Candidate"). Its codes: docs/domain-rules.md, "Codes per endpoint".
- */
+/** POST /schedule (docs/api-reference.md, "Schedule"; codes: docs/domain-rules.md, "Codes per endpoint"). */
 import { UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
@@ -145,18 +142,14 @@ export const CANDIDATE_TABLE = ruleTable('candidate', [
   proctorUIdsRule,
 ]);
 
-/**
- * The Schedule and a Candidate as their tables' checks return them: each table is the one declaration of its fields.
- */
+/** The Schedule and a Candidate as their tables' checks return them. */
 export type Schedule = RecordOf<typeof SCHEDULE_TABLE>;
 export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 
-/**
- * A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset.
- */
+/** A candidate's SpecialNeeds ("true"/"false" on the wire, a boolean accepted); undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
@@ -208,10 +201,7 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   return { ok: true, value: out };
 }
 
-/**
- * The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is
- * not a string).
- */
+/** The Schedule's fields, then EndDateTime after StartDateTime on checked values. */
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Schedule | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
@@ -231,9 +221,7 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
-/**
- * The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow).
- */
+/** Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
   required: true,
