@@ -76,10 +76,7 @@ function scheduleChanges(state: EngineView, request: ScheduleRequest): ReturnTyp
   return { changed: changedFieldsOf(state, { collection: 'schedules', key }, own) };
 }
 
-/**
- * The same directory over a world file: the store a first real run would create from it, as
- * a dry run's overlay of its entities over an empty store.
- */
+/** The same directory over a world file: a dry run's overlay of its entities over an empty store. */
 export function worldDirectory(world: World): LocalDirectory {
   const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
   view.apply(worldEntityChanges(world));

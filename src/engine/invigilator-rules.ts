@@ -66,10 +66,7 @@ export function decideInvigilatorRemoval(
   );
 }
 
-/**
- * GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before
- * the lookup.
- */
+/** GET /external/review-sessions/{externalId}: the stored object, or 1101; an id over string(60) is refused. */
 export function decideReviewSession(view: EngineView, externalId: string): Decision<ReviewSession> {
   const tooLong = idLengthProblem(externalId);
   if (tooLong !== null) return refuse([tooLong]);
