@@ -41,7 +41,7 @@ interface SittingRow {
 export interface Sitting<T> {
   /** What the caller attached to each row, in row order. */
   attached: T[];
-  /** The ScheduleExtId the rows and defaults give, for the report (null: chosen by a real run, docs/runs.md, "An id examctl chooses"). */
+  /** The ScheduleExtId the rows and defaults give (null: a run chooses it, docs/runs.md, "An id examctl chooses"). */
   id(): string | null;
   candidateCount(): number;
   /** The whole request, checked; problems carry the line they are about. */

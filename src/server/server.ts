@@ -36,7 +36,7 @@ const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 10_000, requestM
 
 export interface ServerOptions {
   api: IntegrationApi;
-  /** The accepted tokens (Settings.ApiTokens, plain or `sha256:<hex>`), asked per request: a store changed is honoured. */
+  /** The accepted tokens (Settings.ApiTokens, plain or `sha256:<hex>`), asked per request: changes are honoured. */
   tokens: () => string[] | Promise<string[]>;
   /** Default 127.0.0.1. */
   host?: string;
