@@ -256,10 +256,7 @@ export function parseDateFormat(text: string): DateFormatParse {
 
 type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
 
-/**
- * A date or date-time as written, beside the API's form it was read as (`28/03/2027 09:00` in
- * Europe/London is `2027-03-28T08:00:00.000Z`); messages quote the written text first (written-times.ts).
- */
+/** A date or date-time as written, beside the API form it was read as; messages quote the text (written-times.ts). */
 export interface WrittenTime {
   /** The field as a problem names it (`StartDateTime`, `Schedule.StartDateTime`). */
   field: string;
@@ -286,10 +283,7 @@ function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]
   return w;
 }
 
-/**
- * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
- * month that could be either way are named both ways. Undefined when it looks like no date.
- */
+/** The format a non-ISO date looks like, for the hint (`15.07.2000`: DD.MM.YYYY), both orders where either fits. */
 export function likelyDateFormat(text: string): string | undefined {
   const m = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
   const time = (m: RegExpExecArray, at: number): string =>
@@ -448,10 +442,7 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
     : readDateTimeText(field, text, options);
 }
 
-/**
- * A wall clock by a `--date-format`'s tokens; a format without a time gets ` HH:mm` (`:ss` when
- * the seconds are not 0), as readDateTimeText reads it back.
- */
+/** A wall clock by a `--date-format`'s tokens (a format without time: ` HH:mm[:ss]`), as readDateTimeText reads it. */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
   const fill = (text: string): string =>
     text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
