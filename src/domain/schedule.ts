@@ -177,19 +177,13 @@ function checkCandidate(
     problems,
   );
   const attempt = record['AttemptExtId'];
-  if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
-    problems.push({
-      field: `${prefix}AttemptExtId`,
-      code: UNNUMBERED,
-      message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS',
-    });
-  } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
-    problems.push({
-      field: `${prefix}AttemptExtId`,
-      code: UNNUMBERED,
-      message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)',
-    });
-  }
+  const message =
+    workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)
+      ? 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS'
+      : workflow === 'DEFAULT' && !isUnset(attempt)
+        ? 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)'
+        : undefined;
+  if (message !== undefined) problems.push({ field: `${prefix}AttemptExtId`, code: UNNUMBERED, message });
   return out;
 }
 
@@ -269,26 +263,15 @@ export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Can
  * CandidateExtIds are unique case-insensitively, since candidates become users (233).
  */
 export function validateScheduleRequest(body: unknown): Validation<ScheduleRequest> {
-  if (!isPlainObject(body)) {
-    return {
-      ok: false,
-      problems: [
-        {
-          field: '',
-          code: UNNUMBERED,
-          message: 'A schedule request must be a JSON object with Schedule and Candidates',
-        },
-      ],
-    };
-  }
+  const refused = (message: string): Validation<ScheduleRequest> => ({
+    ok: false,
+    problems: [{ field: '', code: UNNUMBERED, message }],
+  });
+  if (!isPlainObject(body)) return refused('A schedule request must be a JSON object with Schedule and Candidates');
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
-  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
-    return {
-      ok: false,
-      problems: [{ field: '', code: UNNUMBERED, message: 'All fields of the request body are empty' }],
-    };
-  }
+  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k)))
+    return refused('All fields of the request body are empty');
   const problems: Problem[] = [];
   const out = validateFields(body, SCHEDULE_REQUEST_TABLE, '', problems) as Record<string, unknown>;
   const candidates = out['Candidates'];
