@@ -1,7 +1,4 @@
-/**
- * The answer objects the API describes, each declared once here as data (docs/domain-rules.md, "Answers").
- * Pure and zod-free, so the CLI reads them without loading zod.
- */
+/** The API's answer objects, declared once as data (docs/domain-rules.md, "Answers"); zod-free for the CLI. */
 
 /** One answer field: its kind, whether the object always carries it, whether it may be null. */
 type AnswerField = AnswerValue & { readonly required?: true; readonly nullable?: true; readonly description: string };

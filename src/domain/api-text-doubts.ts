@@ -10,9 +10,7 @@ import type { CollectionRequest, Schedule } from './types.js';
 
 const UPPER_CASE = /[A-Z]/;
 
-/**
- * A collection as the client checks it: an upper-case ExternalId judged as lower case, sent as given with a warning.
- */
+/** A collection as the client checks it: an upper-case ExternalId judged as lower case, sent with a warning. */
 export function collectionForSending(
   fields: Record<string, unknown>,
   validate: (fields: Record<string, unknown>) => Validation<CollectionRequest>,

@@ -245,10 +245,7 @@ export const ITEM_CODE_TEXT: Record<
   },
 };
 
-/**
- * The code of a problem whose API rule the spec leaves unnumbered: null, as the API answers it, and the
- * local engine alike (docs/domain-rules.md, "Codes per endpoint"); examctl's own numbers are for what only it finds.
- */
+/** A rule the spec leaves unnumbered: code null, as the API answers it (docs/domain-rules.md, "Codes per endpoint"). */
 export const UNNUMBERED = null;
 
 /** examctl's own codes, 9000 up in the order added; not named EXAMCTL_*, which names environment variables. */
@@ -266,10 +263,7 @@ export function isApiCode(code: ProblemCode): boolean {
   return code !== null && code < 9000;
 }
 
-/**
- * A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too
- * long`.
- */
+/** A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserNameTaken` -> `user name taken`. */
 export function codeCondition(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')

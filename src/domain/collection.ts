@@ -1,7 +1,4 @@
-/**
- * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
- * (docs/api-reference.md, "Collection", codes 802-1004; docs/interpretations.md, "Collections").
- */
+/** POST /collections (docs/api-reference.md, "Collection", codes 802-1004; docs/interpretations.md, "Collections"). */
 import { ErrorCode, type ProblemCode, UNNUMBERED } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import {
@@ -77,10 +74,7 @@ interface IdTitleListSpec<Name extends string> {
   what: string;
 }
 
-/**
- * The lengths examctl bounds an entry by, where the API text says only "(string)" (docs/interpretations.md, "Field
- * rules").
- */
+/** Entry lengths examctl bounds where the API text says only "(string)" (docs/interpretations.md, "Field rules"). */
 const ENTRY_ID_MAX = 64;
 const ENTRY_TITLE_MAX = 500;
 
@@ -98,10 +92,7 @@ const listEntryIdRule = stringRule('ExternalId', {
   doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.',
 });
 
-/**
- * One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it
- * (docs/api-reference.md).
- */
+/** One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories (docs/api-reference.md). */
 export const ID_TITLE_ENTRY_TABLE = ruleTable('list entry', [listEntryIdRule, entryTitleRule]);
 export type IdTitle = RecordOf<typeof ID_TITLE_ENTRY_TABLE>;
 

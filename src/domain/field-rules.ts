@@ -44,16 +44,10 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
   readonly format?: StringFormat;
 }
 
-/**
- * The cell syntaxes of coercion.ts; a list kind makes the field a list column (columns.ts).
- * A whole-number cell is an object: it names the problem (and code) of a cell that is not one.
- */
+/** The cell syntaxes of coercion.ts; a list kind makes a list column (columns.ts), an integer names its problem. */
 export type CellKind = 'boolean' | IntegerCell | 'list' | 'hierarchies' | 'idTitleList';
 
-/**
- * A whole-number cell (`42`, `+7`, `-3`; a percentage's also `25%`); `invalid` is the field's problem for any other
- * value, quoting it.
- */
+/** A whole-number cell (`42`, `+7`, `-3`; a percentage's `25%`); `invalid`: the problem of any other value. */
 interface IntegerCell {
   readonly kind: 'integer';
   readonly invalid: (path: string, value: unknown) => Problem;
@@ -89,10 +83,7 @@ export type FieldOf<Table> = Table extends RuleTable<infer Rule> ? Rule['name'] 
 type WireValue<Rule> = Rule extends FieldRule<string, infer Value> ? Value : never;
 type RequiredRule = FieldRule<string, unknown, true>;
 
-/**
- * One record of a table as its checks return it (the wire shape): each rule's value, required
- * where the rule is. The request types are these, so each field is declared once, in its table.
- */
+/** One record of a table as its checks return it: the request types are these, so a field is declared once. */
 export type RecordOf<Table> =
   Table extends RuleTable<infer Rule>
     ? {
@@ -106,18 +97,12 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field
- * rules").
- */
+/** Unset for an optional field: absent, null, or '' (an empty CSV cell; docs/interpretations.md, "Field rules"). */
 export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
-/**
- * Given by a file or a profile: not unset and not all blank (a null or empty field of the --schedule file gives
- * nothing).
- */
+/** Given by a file or a profile: not unset and not all blank. */
 export function isGiven(v: unknown): boolean {
   return !isUnset(v) && !(typeof v === 'string' && v.trim() === '');
 }
@@ -142,10 +127,7 @@ export function requestParts(
   return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
 }
 
-/**
- * A list field's check: unset is undefined; not a list, one problem `<name> must be a list of <what>`;
- * else `entry` on each element and its path (undefined: left out), the list only when no problem was added.
- */
+/** A list field's check: `entry` on each element and its path (undefined: left out); the list only with no problem. */
 export function checkList<T>(
   value: unknown,
   path: string,
@@ -202,10 +184,7 @@ function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   });
 }
 
-/**
- * The shape of one record of `table` as the API takes it: every rule's input (or wire) value,
- * optional (and nullable) unless the rule is required (then null is "missing").
- */
+/** One record of `table` as the API takes it: each rule's input value, optional and nullable unless required. */
 export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const rule of table.rules) {
@@ -251,10 +230,7 @@ export function codeNote(code: ProblemCode): string {
   return code === null ? '' : ` (code ${code})`;
 }
 
-/**
- * Checks every field of `input` against `table`, reporting unknown keys (not dropped, so a typo cannot lose
- * data). Returns the wire object, or null when `input` is not an object at all.
- */
+/** Checks each field of `input` against `table`, reporting unknown keys (a typo loses no data); null: not an object. */
 export function validateFields<Rule extends FieldRule>(
   input: unknown,
   table: RuleTable<Rule>,
@@ -291,10 +267,7 @@ export function validateFields<Rule extends FieldRule>(
   return out as RecordOf<RuleTable<Rule>>;
 }
 
-/**
- * A string format checked after length and pattern (an e-mail, a date, a GUID). One object
- * feeds the check (normalise, code, message) and the wire schema (doc, wire).
- */
+/** A string format checked after length and pattern; one object feeds the check and the wire schema. */
 export interface StringFormat {
   /** The wire value (the input itself, or its normalised form), or undefined when not in the format. */
   normalise(s: string): string | undefined;
@@ -319,7 +292,6 @@ interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode 
   patternHint?: string;
   /** The message of a value the pattern refuses, where the hint says too little (a function is given the value). */
   patternMessage?: string | ((value: string) => string);
-  /** A format check after length and pattern. */
   format?: StringFormat;
   /** Extra words for the description (what the spec says the field is for). */
   doc?: string;
@@ -486,10 +458,7 @@ interface StringListSpec {
   wire: WireBuilder;
 }
 
-/**
- * A list of strings, sent trimmed: at most `max` entries, each checked after trimming (blank is
- * invalid), and no two with the same key. Every problem is reported, not only the first.
- */
+/** A list of strings sent trimmed: at most `max`, each checked trimmed (blank: invalid), no two keys alike. */
 export function stringListRule<Name extends string>(
   name: Name,
   spec: StringListSpec,
@@ -534,7 +503,6 @@ interface IntegerRuleSpec {
   code: ProblemCode;
   /** Extra words for the description, after the range (another rule the record checks). */
   doc?: string;
-  /** A percentage: a cell's text may end in `%` (`25%` is 25). */
   percent?: boolean;
 }
 

@@ -62,9 +62,7 @@ export class HashSlots {
   }
 }
 
-/**
- * FNV-1a, the hash every owner uses: over a text's UTF-16 code units or a key's bytes (ASCII hashes alike both ways).
- */
+/** FNV-1a over a text's UTF-16 code units or a key's bytes (ASCII hashes alike both ways). */
 export const FNV_OFFSET = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;
 

@@ -1,8 +1,5 @@
-/**
- * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
- * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
- */
-import { ErrorCode, UNNUMBERED } from './codes.js';
+/** DELETE /schedule/{externalId}/invigilators: codes 100, 200 and 300 are decided here; 301-319 need the state. */
+import { ErrorCode, type ProblemCode, UNNUMBERED } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import { codeNote, type Zod } from './field-rules.js';
 
@@ -49,18 +46,12 @@ export function validateInvigilatorRemoval(
   // entry that is empty or not a string is reported by index; when none is usable the whole body
   // is 200, as the API would answer.
   const ids: string[] = [];
+  const listFail = (code: ProblemCode, message: string) =>
+    problems.push({ field: INVIGILATOR_IDS_FIELD, code, message });
   if (userExtIds === undefined || userExtIds === null || (Array.isArray(userExtIds) && userExtIds.length === 0)) {
-    problems.push({
-      field: INVIGILATOR_IDS_FIELD,
-      code: ErrorCode.InvigilatorBodyEmpty,
-      message: 'The list of invigilator user ids is empty',
-    });
+    listFail(ErrorCode.InvigilatorBodyEmpty, 'The list of invigilator user ids is empty');
   } else if (!Array.isArray(userExtIds)) {
-    problems.push({
-      field: INVIGILATOR_IDS_FIELD,
-      code: UNNUMBERED,
-      message: 'The invigilator user ids must be a JSON array of strings',
-    });
+    listFail(UNNUMBERED, 'The invigilator user ids must be a JSON array of strings');
   } else {
     const bad: Problem[] = [];
     for (let i = 0; i < userExtIds.length; i++) {
@@ -74,11 +65,7 @@ export function validateInvigilatorRemoval(
         });
     }
     if (ids.length === 0) {
-      problems.push({
-        field: INVIGILATOR_IDS_FIELD,
-        code: ErrorCode.InvigilatorNoValidIds,
-        message: 'The request holds no valid invigilator user ids',
-      });
+      listFail(ErrorCode.InvigilatorNoValidIds, 'The request holds no valid invigilator user ids');
     } else {
       problems.push(...bad);
     }

@@ -19,10 +19,7 @@ export function rememberSecret(secret: string | undefined): void {
 /** Credential shapes: a scheme and a value (`EAPI x`, `Bearer x`), a `name=value`, a key's marker. */
 const CREDENTIAL = /^(?:(?:EAPI|Bearer|Basic|Token|ApiKey)\s+\S|[\w.-]+=\S|-----BEGIN |(?:ghp|gho|xox[bp]|sk|pk)[-_])/i;
 
-/**
- * Whether text quoted from an input (a header cell, a cell, a key) holds a secret examctl knows, or has a credential's
- * shape.
- */
+/** Whether text quoted from an input holds a secret examctl knows, or has a credential's shape. */
 export function looksLikeCredential(text: string): boolean {
   const trimmed = text.trim();
   if (CREDENTIAL.test(trimmed)) return true;

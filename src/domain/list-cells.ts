@@ -1,6 +1,4 @@
-/**
- * How a list cell is split into entries, for readers and coercion alike; no imports, so the CSV reader takes it alone.
- */
+/** How a list cell is split into entries; no imports, so the CSV reader takes it alone. */
 
 /** What separates a list cell's entries (docs/input-formats.md, "CSV"): `|`, or a line break (Alt+Enter). */
 const LIST_SEPARATORS = /\||\r\n|\r|\n/;

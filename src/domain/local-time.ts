@@ -63,10 +63,7 @@ type TimeSettingsReading =
   | { ok: true; zone: string | undefined; format: DateFormat | undefined }
   | { ok: false; message: string };
 
-/**
- * The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it
- * came from.
- */
+/** The settings checked, the format first: an unreadable format or unknown zone is refused, naming its origin. */
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
   const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
   if (parsed?.ok === false)
@@ -80,10 +77,7 @@ export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSe
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
 
-/**
- * The zone's offset from UTC at an instant, in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`, `GMT`), rounded as the
- * clock's seconds are.
- */
+/** A zone's offset at an instant in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`), rounded as the clock's seconds are. */
 function offsetMinutesAt(timeZone: string, epochMs: number): number {
   const m = /GMT([+-])(\d+):(\d+)(?::(\d+))?/.exec(zoneFormat(timeZone).format(epochMs));
   if (m === null) return 0;
@@ -126,10 +120,7 @@ export function offsetText(minutes: number): string {
 
 type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
 
-/**
- * A wall-clock time in an IANA zone as RFC 3339 with the zone's offset then; a time the clocks skip or
- * pass twice has no single meaning: refused rather than guessed.
- */
+/** A wall-clock time in a zone as RFC 3339 with its offset then; one the clocks skip or pass twice is refused. */
 export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
   const wall = utcDate(w.y, w.mo, w.d, w.h, w.mi, w.s).getTime();
   // The instant is wall - offset, for the offset in force at that instant: try the offsets in
@@ -265,10 +256,7 @@ export function parseDateFormat(text: string): DateFormatParse {
 
 type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
 
-/**
- * A date or date-time as written, beside the API's form it was read as (`28/03/2027 09:00` in
- * Europe/London is `2027-03-28T08:00:00.000Z`); messages quote the written text first (written-times.ts).
- */
+/** A date or date-time as written, beside the API form it was read as; messages quote the text (written-times.ts). */
 export interface WrittenTime {
   /** The field as a problem names it (`StartDateTime`, `Schedule.StartDateTime`). */
   field: string;
@@ -295,10 +283,7 @@ function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]
   return w;
 }
 
-/**
- * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
- * month that could be either way are named both ways. Undefined when it looks like no date.
- */
+/** The format a non-ISO date looks like, for the hint (`15.07.2000`: DD.MM.YYYY), both orders where either fits. */
 export function likelyDateFormat(text: string): string | undefined {
   const m = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
   const time = (m: RegExpExecArray, at: number): string =>
@@ -350,10 +335,7 @@ function impossible(field: string, text: string): TextReading {
   };
 }
 
-/**
- * A calendar date (a date of birth) as `YYYY-MM-DD`: ISO (`YYYY-MM-DD`, `YYYYMMDD`) as today, or
- * the `--date-format`'s date part, tried first when the text has its shape.
- */
+/** A calendar date as `YYYY-MM-DD`: ISO, or the `--date-format`'s date part, tried first when the text fits it. */
 export function readDateText(field: string, text: string, options: LocalTimeOptions): TextReading {
   const t = text.trim();
   const format = options.format;
@@ -453,20 +435,14 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
   return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
 }
 
-/**
- * A date-time typed by hand (`--start`/`--end`, the Start prompt), read as readDateTimeText reads a
- * file's: one function, so the prompt and the flag never disagree about what they take.
- */
+/** A date-time typed by hand (`--start`, the Start prompt), read as a file's is: prompt and flag take the same. */
 export function readTypedDateTime(field: string, text: string, options: LocalTimeOptions): TextReading {
   return parseDateTime(text).ok && options.format === undefined
     ? { ok: true, value: text.trim() }
     : readDateTimeText(field, text, options);
 }
 
-/**
- * A wall clock by a `--date-format`'s tokens; a format without a time gets ` HH:mm` (`:ss` when
- * the seconds are not 0), as readDateTimeText reads it back.
- */
+/** A wall clock by a `--date-format`'s tokens (a format without time: ` HH:mm[:ss]`), as readDateTimeText reads it. */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
   const fill = (text: string): string =>
     text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));

@@ -16,30 +16,10 @@ export function defaultEndDateTime(startUtc: string, durationMin: number): strin
   return addMinutes(startUtc, durationMin + DEFAULT_END_MARGIN_MINUTES);
 }
 
-/** The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and end when known. */
-export function scheduleSpanProblem(
-  durationMin: number,
-  extraMin: number,
-  spanMin: number,
-  between?: { startUtc: string; endUtc: string; defaulted?: boolean },
-): Problem {
-  const needed = durationMin + extraMin;
-  let times = '';
-  let remedy = '';
-  if (between?.defaulted === true) {
-    times = ` (StartDateTime ${between.startUtc} to the default EndDateTime ${between.endUtc}, start + duration + ${DEFAULT_END_MARGIN_MINUTES} minutes, as the request gives no EndDateTime)`;
-    remedy = `; give an EndDateTime later than ${addMinutes(between.startUtc, needed)}`;
-  } else if (between !== undefined) {
-    times = ` (StartDateTime ${between.startUtc} to EndDateTime ${between.endUtc})`;
-  }
-  return p(
-    'Schedule.EndDateTime',
-    null,
-    `The schedule lasts ${formatMinutes(spanMin)} minutes${times} but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${needed} minutes)${remedy}`,
-  );
-}
-
-/** The span rule: End - Start must be strictly greater than duration + extra; null when it holds. */
+/**
+ * The span rule (docs/interpretations.md, "Schedules"): End - Start must be strictly greater than duration + extra;
+ * its failure names both figures, the start and the end. Null when it holds.
+ */
 export function checkScheduleSpan(
   startUtc: string,
   endUtc: string,
@@ -49,9 +29,17 @@ export function checkScheduleSpan(
 ): Problem | null {
   // Minutes from start to end (normalised UTC strings), fractions kept.
   const span = (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
-  return span > durationMin + extraMin
-    ? null
-    : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
+  const needed = durationMin + extraMin;
+  if (span > needed) return null;
+  const times = endDefaulted
+    ? ` (StartDateTime ${startUtc} to the default EndDateTime ${endUtc}, start + duration + ${DEFAULT_END_MARGIN_MINUTES} minutes, as the request gives no EndDateTime)`
+    : ` (StartDateTime ${startUtc} to EndDateTime ${endUtc})`;
+  const remedy = endDefaulted ? `; give an EndDateTime later than ${addMinutes(startUtc, needed)}` : '';
+  return p(
+    'Schedule.EndDateTime',
+    null,
+    `The schedule lasts ${formatMinutes(span)} minutes${times} but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${needed} minutes)${remedy}`,
+  );
 }
 
 function formatMinutes(n: number): string {

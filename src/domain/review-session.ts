@@ -1,7 +1,4 @@
-/**
- * GET /external/review-sessions/{externalId}: an id over string(60) is a request error decided before any
- * lookup, code null (docs/interpretations.md, "Review sessions"); the CLI refuses it before sending.
- */
+/** An id over string(60) is refused before any lookup, code null (docs/interpretations.md, "Review sessions"). */
 import { UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codePointLength, exceedsLength } from './text-rules.js';

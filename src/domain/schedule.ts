@@ -1,7 +1,4 @@
-/**
- * POST /schedule: the request, the Schedule object and each Candidate (docs/api-reference.md, "Schedule",
- * "Candidate"). Its codes: docs/domain-rules.md, "Codes per endpoint".
- */
+/** POST /schedule (docs/api-reference.md, "Schedule"; codes: docs/domain-rules.md, "Codes per endpoint"). */
 import { UNNUMBERED } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
@@ -145,18 +142,14 @@ export const CANDIDATE_TABLE = ruleTable('candidate', [
   proctorUIdsRule,
 ]);
 
-/**
- * The Schedule and a Candidate as their tables' checks return them: each table is the one declaration of its fields.
- */
+/** The Schedule and a Candidate as their tables' checks return them. */
 export type Schedule = RecordOf<typeof SCHEDULE_TABLE>;
 export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 
-/**
- * A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset.
- */
+/** A candidate's SpecialNeeds ("true"/"false" on the wire, a boolean accepted); undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
@@ -184,19 +177,13 @@ function checkCandidate(
     problems,
   );
   const attempt = record['AttemptExtId'];
-  if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
-    problems.push({
-      field: `${prefix}AttemptExtId`,
-      code: UNNUMBERED,
-      message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS',
-    });
-  } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
-    problems.push({
-      field: `${prefix}AttemptExtId`,
-      code: UNNUMBERED,
-      message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)',
-    });
-  }
+  const message =
+    workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)
+      ? 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS'
+      : workflow === 'DEFAULT' && !isUnset(attempt)
+        ? 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)'
+        : undefined;
+  if (message !== undefined) problems.push({ field: `${prefix}AttemptExtId`, code: UNNUMBERED, message });
   return out;
 }
 
@@ -208,10 +195,7 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   return { ok: true, value: out };
 }
 
-/**
- * The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is
- * not a string).
- */
+/** The Schedule's fields, then EndDateTime after StartDateTime on checked values. */
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Schedule | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
@@ -231,9 +215,7 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
-/**
- * The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow).
- */
+/** Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
   required: true,
@@ -281,26 +263,15 @@ export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Can
  * CandidateExtIds are unique case-insensitively, since candidates become users (233).
  */
 export function validateScheduleRequest(body: unknown): Validation<ScheduleRequest> {
-  if (!isPlainObject(body)) {
-    return {
-      ok: false,
-      problems: [
-        {
-          field: '',
-          code: UNNUMBERED,
-          message: 'A schedule request must be a JSON object with Schedule and Candidates',
-        },
-      ],
-    };
-  }
+  const refused = (message: string): Validation<ScheduleRequest> => ({
+    ok: false,
+    problems: [{ field: '', code: UNNUMBERED, message }],
+  });
+  if (!isPlainObject(body)) return refused('A schedule request must be a JSON object with Schedule and Candidates');
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
-  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
-    return {
-      ok: false,
-      problems: [{ field: '', code: UNNUMBERED, message: 'All fields of the request body are empty' }],
-    };
-  }
+  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k)))
+    return refused('All fields of the request body are empty');
   const problems: Problem[] = [];
   const out = validateFields(body, SCHEDULE_REQUEST_TABLE, '', problems) as Record<string, unknown>;
   const candidates = out['Candidates'];

@@ -1,6 +1,4 @@
-/**
- * The request bodies as the API takes them, from the tables' `wire`: docs/domain-rules.md, "One definition per field".
- */
+/** The request bodies as the API takes them, from the tables (docs/domain-rules.md, "One definition per field"). */
 import { z } from 'zod';
 import { tableWire, wireOf, type FieldRule } from './field-rules.js';
 import { USER_TABLE } from './user.js';

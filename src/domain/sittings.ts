@@ -41,10 +41,7 @@ interface SittingRow {
 export interface Sitting<T> {
   /** What the caller attached to each row, in row order. */
   attached: T[];
-  /**
-   * The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: a real run names it,
-   * docs/runs.md "An id examctl chooses").
-   */
+  /** The ScheduleExtId the rows and defaults give (null: a run chooses it, docs/runs.md, "An id examctl chooses"). */
   id(): string | null;
   candidateCount(): number;
   /** The whole request, checked; problems carry the line they are about. */
@@ -153,10 +150,7 @@ const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
  */
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
-  /**
-   * Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md,
-   * "One file, one id").
-   */
+  /** Each candidate's id as first given, and each user field as the first row giving it. */
   private readonly people = new Map<
     string,
     { id: string; fields: ({ text: string; line: number; group: SittingGroup<T> } | undefined)[] }

@@ -25,17 +25,15 @@ export interface FieldWarning {
 /** The code of a warning (codes.ts, WARNING_CODES). */
 type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
 
-interface CheckedValues {
-  /** The record's fields, U+FEFF removed (the same object when nothing changed). */
-  fields: Record<string, unknown>;
+interface Findings {
   warnings: FieldWarning[];
   /** Values that are a spreadsheet's error value: the record fails with them (reader problems). */
   problems: Problem[];
 }
 
-interface Findings {
-  warnings: FieldWarning[];
-  problems: Problem[];
+interface CheckedValues extends Findings {
+  /** The record's fields, U+FEFF removed (the same object when nothing changed). */
+  fields: Record<string, unknown>;
 }
 
 /** A spreadsheet's error values as Excel, LibreOffice (also `Err:502`) and Google Sheets show them. */
@@ -222,8 +220,7 @@ function checkObject(fields: Record<string, unknown>, prefix: string, found: Fin
 /** The warnings for one record's fields (nested ones included), its spreadsheet errors, and U+FEFF removed. */
 export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
   const found: Findings = { warnings: [], problems: [] };
-  const checked = checkObject(fields, '', found);
-  return { fields: checked, warnings: found.warnings, problems: found.problems };
+  return { fields: checkObject(fields, '', found), ...found };
 }
 
 /**

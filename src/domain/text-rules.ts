@@ -15,9 +15,7 @@ export const LOWER_ALNUM = /^[a-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 export const WHITESPACE = /\s/;
-/**
- * The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open": Email); also the schema pattern.
- */
+/** The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open"), also the schema pattern. */
 export const EMAIL_PATTERN =
   /^[a-zA-Z0-9.!#\$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
@@ -28,10 +26,7 @@ const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
  * the plain one, default-ignorables and combining marks (which draw over the quote before them).
  */
 let unseen: RegExp | undefined;
-/**
- * Made on first use: a `\p{…}` class is resolved (ICU's property sets) when its RegExp is made, at every start that
- * loads this module.
- */
+/** Made on first use: a `\p{…}` class is resolved (ICU) when its RegExp is made, slowing every start. */
 const isUnseen = (c: string): boolean => (unseen ??= /^[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}]$/u).test(c);
 
 /** A character as a message shows it: visible ones quoted, the invisible and format ones by code point. */

@@ -1,7 +1,4 @@
-/**
- * Wire shapes of the integration API as examctl sends them (docs/api-reference.md, "Fields"): the
- * rule tables read as types (field-rules.ts RecordOf); the answers derive from answer-fields.ts.
- */
+/** The API's wire shapes (docs/api-reference.md, "Fields"): tables as types (RecordOf), answers: answer-fields.ts. */
 import type {
   AnswerObject,
   COLLECTION_CONTENT_FIELDS,

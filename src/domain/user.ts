@@ -1,7 +1,4 @@
-/**
- * POST /user: every field rule of the user request and its Hierarchies elements
- * (docs/api-reference.md, "User", codes 206-250; docs/interpretations.md, "Users").
- */
+/** POST /user (docs/api-reference.md, "User", codes 206-250; docs/interpretations.md, "Users"). */
 import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { AnswerObject, GROUP_ERROR_FIELDS } from './answer-fields.js';

@@ -6,10 +6,7 @@ import { wireOf, type FieldRule, type RuleTable } from './field-rules.js';
 import { normaliseGuid } from './text-rules.js';
 import { parseDateTime } from './date-time.js';
 
-/**
- * The world file (docs/cli-contract.md, "World file"): what exists before the API is called. Every object is
- * strict, except review sessions, kept exactly as the API returns them.
- */
+/** The world file (docs/cli-contract.md, "World file"): strict, but review sessions are kept as the API gives them. */
 
 const instant = z.string().refine((value) => parseDateTime(value).ok, {
   message: 'must be an RFC 3339 date-time with a zone (e.g. 2026-11-21T09:00:00.000Z)',
@@ -224,9 +221,7 @@ const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => stri
   ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
 ];
 
-/**
- * Fields that name an entry of another list: the list, the field, the list it names, that list's key, the entry's kind.
- */
+/** Fields naming another list's entry: list, field, the list named, its key, the entry's kind. */
 const REFERENCES = [
   ['Users', 'Role', 'Roles', 'Title', 'role'],
   ['Hierarchies', 'Parent', 'Hierarchies', 'ExternalId', 'hierarchy'],

@@ -1,4 +1,4 @@
-import { ErrorCode } from '../domain/codes.js';
+import { ErrorCode, type ProblemCode } from '../domain/codes.js';
 import { problem, type Problem } from '../domain/problem.js';
 import type { CollectionRequest, CollectionResponseContent, IdTitle } from '../domain/types.js';
 import type { WorldCollection, WorldLoRepository, WorldSettings, WorldTaxonomy, WorldUser } from '../domain/world.js';
@@ -22,27 +22,19 @@ export function decideCollection(
   const settings = view.get<WorldSettings>('settings', SETTINGS_KEY);
   const ownerName = request.Owner ?? settings?.ExternalApiOwner ?? undefined;
   let owner: WorldUser | undefined;
+  const ownerFail = (code: ProblemCode, message: string) => problems.push(problem('Owner', code, message));
   if (ownerName === undefined || ownerName === '') {
-    problems.push(
-      problem(
-        'Owner',
-        ErrorCode.CollectionOwnerNotSet,
-        'Owner not set: give Owner or set the owner in the external API settings',
-      ),
+    ownerFail(
+      ErrorCode.CollectionOwnerNotSet,
+      'Owner not set: give Owner or set the owner in the external API settings',
     );
   } else {
     const ownerKey = view.userKeyByUserName(ownerName);
     owner = ownerKey === undefined ? undefined : view.get<WorldUser>('users', ownerKey);
     if (owner === undefined) {
-      problems.push(problem('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${ownerName}`));
+      ownerFail(ErrorCode.CollectionOwnerNotFound, `Owner not found: ${ownerName}`);
     } else if (owner.CanViewCollections !== true) {
-      problems.push(
-        problem(
-          'Owner',
-          ErrorCode.CollectionOwnerNoPermission,
-          `Owner ${owner.UserName} lacks permission to view collections`,
-        ),
-      );
+      ownerFail(ErrorCode.CollectionOwnerNoPermission, `Owner ${owner.UserName} lacks permission to view collections`);
     }
   }
 
@@ -71,39 +63,20 @@ export function decideCollection(
   for (const [listName, list] of named) {
     (list ?? []).forEach((entry, index) => {
       if (repositories.some((r) => r.ExternalId === entry.ExternalId)) return;
-      const field = `${listName}[${index}].ExternalId`;
+      const fail = (code: ProblemCode, message: string) =>
+        problems.push(problem(`${listName}[${index}].ExternalId`, code, message));
       const repository = view.get<WorldLoRepository>('loRepositories', entry.ExternalId);
       if (repository === undefined) {
-        problems.push(
-          problem(field, ErrorCode.RepositoryNotFound, `Learning objective repository not found: ${entry.ExternalId}`),
-        );
+        fail(ErrorCode.RepositoryNotFound, `Learning objective repository not found: ${entry.ExternalId}`);
       } else if (!repository.IsRepository) {
-        problems.push(
-          problem(
-            field,
-            ErrorCode.RepositoryNotARepository,
-            `Learning objective ${entry.ExternalId} is not a repository`,
-          ),
-        );
+        fail(ErrorCode.RepositoryNotARepository, `Learning objective ${entry.ExternalId} is not a repository`);
       } else if (!repository.Published) {
-        problems.push(
-          problem(
-            field,
-            ErrorCode.RepositoryNotPublished,
-            `Learning objective repository ${entry.ExternalId} is not published`,
-          ),
-        );
+        fail(ErrorCode.RepositoryNotPublished, `Learning objective repository ${entry.ExternalId} is not published`);
       } else if (
         owner !== undefined &&
         !repository.AccessUserNames.some((name) => name.toLowerCase() === owner.UserName.toLowerCase())
       ) {
-        problems.push(
-          problem(
-            field,
-            ErrorCode.RepositoryNoAccess,
-            `Owner ${owner.UserName} has no access to repository ${entry.ExternalId}`,
-          ),
-        );
+        fail(ErrorCode.RepositoryNoAccess, `Owner ${owner.UserName} has no access to repository ${entry.ExternalId}`);
       } else {
         repositories.push({ ExternalId: entry.ExternalId, Title: repository.Title });
       }

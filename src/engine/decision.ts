@@ -17,9 +17,7 @@ export function errorEntries(problems: readonly Problem[]): ApiErrorEntry[] {
   );
 }
 
-/**
- * docs/interpretations.md, "Envelope and errors": failures answer Success false, Content null and every problem found.
- */
+/** Success false, Content null, every problem found (docs/interpretations.md, "Envelope and errors"). */
 export function refuse<T>(problems: readonly Problem[], status = 400): Decision<T> {
   return {
     result: { status, envelope: { Content: null, Success: false, Errors: errorEntries(problems) } },
@@ -104,9 +102,7 @@ export function mergeDefined(
   return merged;
 }
 
-/**
- * mergeDefined's value for `key`, placed once (a module function: a closure a call cost its allocation and its naming).
- */
+/** mergeDefined's value for `key`, placed once (a closure a call cost an allocation). */
 function place(
   merged: Record<string, unknown>,
   key: string,

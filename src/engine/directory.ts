@@ -76,10 +76,7 @@ function scheduleChanges(state: EngineView, request: ScheduleRequest): ReturnTyp
   return { changed: changedFieldsOf(state, { collection: 'schedules', key }, own) };
 }
 
-/**
- * The same directory over a world file: the store a first real run would create from it, as
- * a dry run's overlay of its entities over an empty store.
- */
+/** The same directory over a world file: a dry run's overlay of its entities over an empty store. */
 export function worldDirectory(world: World): LocalDirectory {
   const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
   view.apply(worldEntityChanges(world));
@@ -132,10 +129,7 @@ function assessmentEntry(assessment: WorldAssessment): AssessmentEntry {
 
 function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntry[] {
   const byKey = new Map(hierarchies.map((hierarchy) => [hierarchy.ExternalId, hierarchy]));
-  const paths = new Map<string, string>();
   const pathOf = (hierarchy: WorldHierarchy): string => {
-    const known = paths.get(hierarchy.ExternalId);
-    if (known !== undefined) return known;
     // Walked iteratively with a visited set: a damaged world with a parent cycle must not hang a prompt.
     const titles: string[] = [];
     const seen = new Set<string>();
@@ -147,9 +141,7 @@ function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntr
       seen.add(at.ExternalId);
       titles.unshift(at.Title || at.ExternalId);
     }
-    const path = titles.join(' / ');
-    paths.set(hierarchy.ExternalId, path);
-    return path;
+    return titles.join(' / ');
   };
   return byId(
     hierarchies.map((hierarchy) => ({

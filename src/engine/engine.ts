@@ -46,10 +46,7 @@ function newCollectionExternalId(): string {
   return id;
 }
 
-/**
- * Hashes a password outside the transaction. When the user's current hash already matches,
- * that hash is reused, so resending the same password changes nothing.
- */
+/** Hashes a password outside the transaction, reusing the user's hash when it matches: a resend changes nothing. */
 async function preparePassword(password: string, stored: string | undefined): Promise<PreparedPassword> {
   if (stored !== undefined && (await verifyPassword(password, stored))) return { hash: stored, matches: stored };
   return { hash: await hashPassword(password) };

@@ -1,4 +1,4 @@
-import { ErrorCode, idLengthProblem, reviewSessionNotFoundProblem } from '../domain/index.js';
+import { ErrorCode, idLengthProblem, reviewSessionNotFoundProblem, type ProblemCode } from '../domain/index.js';
 import { problem, type Problem } from '../domain/problem.js';
 import type { InvigilatorError, InvigilatorsResponseContent, ReviewSession } from '../domain/types.js';
 import type { WorldSchedule } from '../domain/world.js';
@@ -16,24 +16,16 @@ export function decideInvigilatorRemoval(
   now: Date,
 ): Decision<InvigilatorsResponseContent> {
   const schedule = view.get<WorldSchedule>('schedules', scheduleExtId);
-  if (schedule === undefined) {
-    return refuse(
-      [problem('ScheduleExtId', ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`)],
-      200,
-    );
-  }
   const problems: Problem[] = [];
-  if (schedule.Archived) {
-    problems.push(
-      problem('ScheduleExtId', ErrorCode.InvigilatorScheduleArchived, `Schedule ${scheduleExtId} is archived`),
-    );
+  const fail = (code: ProblemCode, message: string) => problems.push(problem('ScheduleExtId', code, message));
+  if (schedule === undefined) {
+    fail(ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`);
+  } else {
+    if (schedule.Archived) fail(ErrorCode.InvigilatorScheduleArchived, `Schedule ${scheduleExtId} is archived`);
+    if (Date.parse(schedule.EndDateTime) <= now.getTime())
+      fail(ErrorCode.InvigilatorScheduleFinished, `Schedule ${scheduleExtId} is finished`);
   }
-  if (Date.parse(schedule.EndDateTime) <= now.getTime()) {
-    problems.push(
-      problem('ScheduleExtId', ErrorCode.InvigilatorScheduleFinished, `Schedule ${scheduleExtId} is finished`),
-    );
-  }
-  if (problems.length > 0) return refuse(problems, 200);
+  if (problems.length > 0 || schedule === undefined) return refuse(problems, 200);
 
   // User ids compare ignoring case, as the service does (docs/domain-rules.md): INV-2 removes inv-2, named as the
   // request named it.
@@ -66,10 +58,7 @@ export function decideInvigilatorRemoval(
   );
 }
 
-/**
- * GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before
- * the lookup.
- */
+/** GET /external/review-sessions/{externalId}: the stored object, or 1101; an id over string(60) is refused. */
 export function decideReviewSession(view: EngineView, externalId: string): Decision<ReviewSession> {
   const tooLong = idLengthProblem(externalId);
   if (tooLong !== null) return refuse([tooLong]);

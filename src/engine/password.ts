@@ -1,10 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
-/**
- * Passwords are kept only as salted scrypt hashes, the parameters inside the hash
- * (docs/engine-rules.md, "Passwords").
- */
+/** Passwords are kept only as salted scrypt hashes (docs/engine-rules.md, "Passwords"). */
 const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;

@@ -71,6 +71,8 @@ export function decideSchedule(
 ): Decision<string> {
   const s = request.Schedule;
   const problems: Problem[] = [];
+  // Unnumbered: the schedule endpoint numbers only 249 and 250 (docs/domain-rules.md, "Codes per endpoint").
+  const fail = (field: string, message: string): number => problems.push(problem(field, null, message));
   const settings = view.get<WorldSettings>('settings', SETTINGS_KEY);
   const workflow = request.Workflow ?? 'DEFAULT';
   const scheduleExtId = s.ScheduleExtId ?? inputs.generatedScheduleExtId;
@@ -78,30 +80,21 @@ export function decideSchedule(
 
   if (existing !== undefined) {
     if (request.Upsert !== true) {
-      problems.push(
-        problem(
-          'Schedule.ScheduleExtId',
-          null,
-          `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`,
-        ),
+      fail(
+        'Schedule.ScheduleExtId',
+        `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`,
       );
     } else {
       if (existing.Workflow !== workflow) {
-        problems.push(
-          problem(
-            'Workflow',
-            null,
-            `Workflow of an existing schedule cannot change (it is ${existing.Workflow}, the request says ${workflow}); create a new schedule or keep the workflow`,
-          ),
+        fail(
+          'Workflow',
+          `Workflow of an existing schedule cannot change (it is ${existing.Workflow}, the request says ${workflow}); create a new schedule or keep the workflow`,
         );
       }
       if (Date.parse(existing.StartDateTime) <= now.getTime()) {
-        problems.push(
-          problem(
-            'Schedule.ScheduleExtId',
-            null,
-            `Schedule ${scheduleExtId} is activated (its start, ${existing.StartDateTime}, has passed) and cannot be updated`,
-          ),
+        fail(
+          'Schedule.ScheduleExtId',
+          `Schedule ${scheduleExtId} is activated (its start, ${existing.StartDateTime}, has passed) and cannot be updated`,
         );
       }
     }
@@ -109,20 +102,15 @@ export function decideSchedule(
 
   const ownerName = s.Owner ?? settings?.ExternalApiOwner ?? undefined;
   if (ownerName === undefined || ownerName === '') {
-    problems.push(
-      problem('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings'),
-    );
+    fail('Schedule.Owner', 'Scheduler not set: give Owner or set the owner in the external API settings');
   } else {
     const ownerKey = view.userKeyByUserName(ownerName);
     const owner = ownerKey === undefined ? undefined : view.get<WorldUser>('users', ownerKey);
     if (owner?.CanManageSchedules !== true) {
       // An unknown owner is reported the same way: there is no such scheduler with the permission.
-      problems.push(
-        problem(
-          'Schedule.Owner',
-          null,
-          `Selected scheduler ${ownerName} no longer has permission to create, update and delete schedules`,
-        ),
+      fail(
+        'Schedule.Owner',
+        `Selected scheduler ${ownerName} no longer has permission to create, update and delete schedules`,
       );
     }
   }
@@ -131,7 +119,7 @@ export function decideSchedule(
   const startMs = Date.parse(s.StartDateTime);
   let endIso = s.EndDateTime === undefined ? undefined : new Date(Date.parse(s.EndDateTime)).toISOString();
   if (assessment === undefined) {
-    problems.push(problem('Schedule.AssessmentExtId', null, `Assessment not found: ${s.AssessmentExtId}`));
+    fail('Schedule.AssessmentExtId', `Assessment not found: ${s.AssessmentExtId}`);
   } else {
     const duration = assessment.MaxTimePerAttempt;
     const startIso = new Date(startMs).toISOString();
@@ -145,20 +133,19 @@ export function decideSchedule(
   if (s.ScheduleGroupExtId !== undefined) {
     const hierarchy = view.get<WorldHierarchy>('hierarchies', s.ScheduleGroupExtId);
     if (hierarchy === undefined) {
-      problems.push(problem('Schedule.ScheduleGroupExtId', null, hierarchyNotFoundMessage(s.ScheduleGroupExtId)));
+      fail('Schedule.ScheduleGroupExtId', hierarchyNotFoundMessage(s.ScheduleGroupExtId));
     } else if (!hierarchy.Active) {
-      problems.push(problem('Schedule.ScheduleGroupExtId', null, hierarchyInactiveMessage(s.ScheduleGroupExtId)));
+      fail('Schedule.ScheduleGroupExtId', hierarchyInactiveMessage(s.ScheduleGroupExtId));
     } else {
       scheduleHierarchy = s.ScheduleGroupExtId;
     }
   } else {
     scheduleHierarchy = view.rootHierarchyKey();
-    if (scheduleHierarchy === undefined)
-      problems.push(problem('Schedule.ScheduleGroupExtId', null, 'Root hierarchy not found'));
+    if (scheduleHierarchy === undefined) fail('Schedule.ScheduleGroupExtId', 'Root hierarchy not found');
   }
   const group = view.get<WorldHierarchy>('hierarchies', s.GroupExtId);
   if (group !== undefined && !group.Active) {
-    problems.push(problem('Schedule.GroupExtId', null, hierarchyInactiveMessage(s.GroupExtId)));
+    fail('Schedule.GroupExtId', hierarchyInactiveMessage(s.GroupExtId));
   }
 
   const useProctoring = s.UseProctoringService ?? assessment?.UseProctoringService ?? false;
@@ -167,17 +154,12 @@ export function decideSchedule(
     (useProctoring ? (settings?.DefaultProctoringTemplate ?? undefined) : undefined);
   if (s.ProctoringServiceTemplateExternalId !== undefined || useProctoring) {
     if (templateId === undefined) {
-      problems.push(
-        problem(
-          'Schedule.ProctoringServiceTemplateExternalId',
-          null,
-          'Proctoring template not set: give ProctoringServiceTemplateExternalId or a default template in the settings',
-        ),
+      fail(
+        'Schedule.ProctoringServiceTemplateExternalId',
+        'Proctoring template not set: give ProctoringServiceTemplateExternalId or a default template in the settings',
       );
     } else if (view.get('proctoringTemplates', templateId) === undefined) {
-      problems.push(
-        problem('Schedule.ProctoringServiceTemplateExternalId', null, `Proctoring template not found: ${templateId}`),
-      );
+      fail('Schedule.ProctoringServiceTemplateExternalId', `Proctoring template not found: ${templateId}`);
     }
   }
 
@@ -190,8 +172,7 @@ export function decideSchedule(
     if (user === undefined) {
       const other = view.userKeyByExternalIdIgnoringCase(id);
       if (other !== undefined) {
-        // The user table's condition, unnumbered here: the schedule endpoint's table numbers only 249 and 250
-        // (docs/domain-rules.md, "Codes per endpoint").
+        // The user table's condition, unnumbered here as every problem of this endpoint.
         problems.push({
           ...externalIdTakenProblem(id, other),
           field: `Candidates[${index}].CandidateExtId`,
@@ -201,13 +182,7 @@ export function decideSchedule(
         return;
       }
       if (role === undefined) {
-        problems.push(
-          problem(
-            `Candidates[${index}].CandidateExtId`,
-            null,
-            'No role with the Participate option exists for new candidates',
-          ),
-        );
+        fail(`Candidates[${index}].CandidateExtId`, 'No role with the Participate option exists for new candidates');
       }
     }
     const userName = candidate.UserName ?? user?.UserName ?? id;

@@ -3,7 +3,6 @@ import {
   externalIdTakenProblem,
   hierarchyInactiveMessage,
   hierarchyNotFoundMessage,
-  roleRequiredProblem,
   userNameTakenProblem,
   HIERARCHY_FLAG_FIELDS,
   USER_FIELDS_NOT_IN_VIEW,
@@ -19,8 +18,6 @@ import type { EngineView } from './view.js';
 
 /** Request fields the stored user does not take as sent (domain/user.ts says which and why). */
 const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
-
-const FLAGS = HIERARCHY_FLAG_FIELDS;
 
 /** The stored user as the API answers it (Content.User) and a local store's directory reads it. */
 export function userView(user: WorldUser): StoredUserView {
@@ -38,8 +35,8 @@ function findRole(view: EngineView, title: string): WorldRole | undefined {
 }
 
 /**
- * POST /user over a request validated for `isCreate` = the user does not exist (the caller
- * checks that against the same view). Upsert by exact ExternalId.
+ * POST /user over a request validated for `isCreate` = the user does not exist (the caller checks that against the
+ * same view, so a new user without Role was refused there, 240). Upsert by exact ExternalId.
  */
 export function decideUser(
   view: EngineView,
@@ -56,9 +53,6 @@ export function decideUser(
     const role = findRole(view, request.Role);
     if (role === undefined) problems.push(problem('Role', ErrorCode.RoleNotFound, `Role not found: ${request.Role}`));
     else roleTitle = role.Title;
-  } else if (existing === undefined) {
-    // Normally already reported by validateUser({ isCreate: true }); kept so no path stores a role-less user.
-    problems.push(roleRequiredProblem());
   }
   const userName = request.UserName ?? existing?.UserName ?? request.ExternalId;
   const nameHolder = view.userKeyByUserName(userName);
@@ -99,7 +93,7 @@ export function decideUser(
       memberships = memberships.filter((m) => m.ExternalId !== entry.ExternalId);
       continue;
     }
-    if (entry.ExternalId === root && FLAGS.some((flag) => entry[flag] === true)) {
+    if (entry.ExternalId === root && HIERARCHY_FLAG_FIELDS.some((flag) => entry[flag] === true)) {
       refused(ErrorCode.PermissionsCannotBeSet, `Permissions cannot be set for hierarchy ${entry.ExternalId}`);
       continue;
     }
@@ -110,7 +104,7 @@ export function decideUser(
     const index = memberships.findIndex((m) => m.ExternalId === entry.ExternalId);
     const previous = index === -1 ? { ExternalId: entry.ExternalId } : memberships[index]!;
     const updated: WorldMembership = { ...previous };
-    for (const flag of FLAGS) if (entry[flag] !== undefined) updated[flag] = entry[flag];
+    for (const flag of HIERARCHY_FLAG_FIELDS) if (entry[flag] !== undefined) updated[flag] = entry[flag];
     if (index === -1) memberships.push(updated);
     else memberships[index] = updated;
   }

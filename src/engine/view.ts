@@ -2,10 +2,7 @@ import type { Change, CollectionName, StoreIndexer, StoreState } from './store/c
 import type { World, WorldHierarchy, WorldUser } from '../domain/world.js';
 import { normaliseGuid } from '../domain/text-rules.js';
 
-/**
- * The key of the single settings entity. Here rather than in world-io.ts so that the rules can
- * name it without loading world-io (and, through it, zod and the world schemas) on every run.
- */
+/** The settings entity's key; here, not in world-io.ts, so the rules need not load zod and the world schemas. */
 export const SETTINGS_KEY = 'settings';
 
 /** World file list name <-> store collection. Settings is a single entity under key "settings". */
@@ -107,10 +104,7 @@ export class StoreView implements EngineView {
     return this.lookup('users', HINT_USER_NAME + userName.toLowerCase());
   }
 
-  /**
-   * A key differing only in case from its lower-case form has a hint; a lower-case key is its own entry (the users
-   * map).
-   */
+  /** A key differing in case from its lower-case form has a hint; a lower-case key is its own entry. */
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
     return (
@@ -128,10 +122,7 @@ export class StoreView implements EngineView {
   }
 }
 
-/**
- * Planned changes layered over a base view (dry runs): later dry-run calls in the same process
- * see what earlier ones would have done, and nothing reaches the store.
- */
+/** Planned changes over a base view (dry runs): later dry-run calls see earlier ones; nothing reaches the store. */
 export class OverlayView implements EngineView {
   private readonly overlay = new Map<CollectionName, Map<string, unknown>>();
   /** The hints of the users planned so far, to their keys (firstVerified checks each answer against the user). */

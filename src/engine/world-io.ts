@@ -73,10 +73,7 @@ export function apiTokenDigest(token: string): string {
   return `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
 }
 
-/**
- * Settings with every API token as its digest (duplicates dropped, order kept), a store's plain
- * tokens too: what an export shows (docs/engine-rules.md, "API tokens").
- */
+/** Settings with each API token as its digest, duplicates dropped (docs/engine-rules.md, "API tokens"). */
 function withTokenDigests(settings: WorldSettings): WorldSettings {
   const tokens = Array.isArray(settings.ApiTokens) ? settings.ApiTokens : [];
   return { ...settings, ApiTokens: [...new Set(tokens.map(apiTokenDigest))] };

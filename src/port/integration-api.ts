@@ -79,10 +79,7 @@ export interface IntegrationApi {
   close(): Promise<void>;
   /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
   retryCounts?(): RetryCounts;
-  /**
-   * A local store's head, and which of `asked` its history holds (docs/sync.md, "Where the store
-   * stands"); none: a target that cannot say (the platform).
-   */
+  /** A local store's head, which of `asked` it holds (docs/sync.md, "Where the store stands"); the platform: none. */
   storeHead?(asked?: readonly string[]): Promise<StoreHead | undefined>;
 }
 

@@ -15,9 +15,7 @@ export interface LocalDirectory {
   userOf(externalId: string): KnownUser | null;
   /** The user's whole stored record as Content.User shows it (never a password or memberships); null when unknown. */
   storedUserOf(externalId: string): StoredUserView | null;
-  /**
-   * The user's hierarchy memberships as stored, each with its flags (a plan's before: docs/plan.md); null when unknown.
-   */
+  /** The user's memberships as stored, with their flags (a plan's before: docs/plan.md); null when unknown. */
   membershipsOf(externalId: string): readonly WorldMembership[] | null;
   /** Every assessment, by external id (code-unit order). */
   assessments(): AssessmentEntry[];
@@ -74,10 +72,7 @@ export interface ScheduleEntry {
   candidates: number;
 }
 
-/**
- * One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl
- * with the proctoring service on).
- */
+/** A candidate and what to send them (docs/api-reference.md, "Schedule links"). */
 export type CandidateLink = Pick<
   WorldCandidate,
   'CandidateExtId' | 'FirstName' | 'LastName' | 'Email' | 'StartupLink' | 'LaunchUrl'

@@ -29,10 +29,7 @@ import { templateExampleRecord } from '../report/template-files.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { DEFAULT_BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from './server.js';
 
-/*
- * The OpenAPI document of the integration API (docs/remote.md, "The OpenAPI document"; its answers:
- * docs/domain-rules.md, "Answers"). The envelopes are written here.
- */
+// The OpenAPI document and its envelopes (docs/remote.md, "The OpenAPI document"; docs/domain-rules.md, "Answers").
 
 const errorEntry = z.looseObject({
   Code: z.number().int().nullable(),
@@ -40,10 +37,7 @@ const errorEntry = z.looseObject({
   Field: z.string().optional(),
 });
 
-/**
- * A success: Success is always true, with the operation's Content (a mock must never answer a
- * failure with true), and Errors null, as the API text says of a success and the engine sends it.
- */
+/** A success: Success true (a mock must never answer a failure with it), the operation's Content, Errors null. */
 function successEnvelopeOf(content: z.ZodType): z.ZodType {
   return z.looseObject({
     Content: content,
@@ -93,10 +87,7 @@ function answerObjectSchema(fields: AnswerFields): z.ZodType {
   return z.looseObject(shape);
 }
 
-/**
- * Content.User: the stored user, each field the request field's wire value (what the engine
- * stored), never the password or the memberships; an optional field may be absent or null.
- */
+/** Content.User: each stored field as its request wire value, never the password or memberships; optional: nullable. */
 function storedUserSchema(): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const name of USER_VIEW_FIELDS) {
@@ -141,10 +132,7 @@ function externalIdParameter(description: string, schema: object): object[] {
   return [{ name: 'externalId', in: 'path', required: true, description, schema }];
 }
 
-/**
- * A status the server answers itself: what it means, and its example answer's words for an operation (the server's own:
- * failure-messages.ts).
- */
+/** A status the server answers itself, and its example's words for an operation (failure-messages.ts). */
 interface StatusFailure {
   description: string;
   example(operation: { path: string; hasBody: boolean }): string;
@@ -199,10 +187,7 @@ const RETRY_AFTER = {
   schema: { type: 'integer', minimum: 0 },
 };
 
-/**
- * The headers the server always sends with these statuses, declared so that a client generated
- * from the document (and a checker comparing answers with it) can rely on them.
- */
+/** Headers the server always sends with these statuses, declared so generated clients and checkers can rely on them. */
 const FAILURE_HEADERS: Record<string, Record<string, object>> = {
   '405': {
     Allow: {
@@ -252,10 +237,6 @@ function responses(path: string, okRef: string, okDescription: string, examples:
   };
 }
 
-/**
- * What no JSON Schema keyword can say, so a body the schema accepts may still be refused for it
- * (each operation's description lists its own). Everything else the server checks, the schema says.
- */
 const BEYOND_THE_SCHEMA = 'A body this schema accepts is refused only for a rule the schema cannot express: ';
 
 /**
@@ -405,8 +386,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
         ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
         CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
         UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
-        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either
-        // envelope.
+        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors").
         InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
         FailureEnvelope: jsonSchema(failureEnvelope),
       },

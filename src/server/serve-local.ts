@@ -35,11 +35,7 @@ async function acceptsPublishedToken(accepted: readonly string[]): Promise<boole
   return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
 }
 
-/**
- * The accepted tokens of a store's world, read from its state caught up on every call, so a token
- * another examctl process added or removed (or a store replaced) is honoured. Digests or
- * plain (docs/engine-rules.md, "API tokens"): passed on as they are, the check takes both.
- */
+/** The store world's tokens, read caught up on every call: one added, removed or replaced elsewhere is honoured. */
 export function storeTokens(store: Pick<Store, 'state' | 'refresh'>): () => Promise<string[]> {
   // A stored value is replaced, never changed in place: the same array is the same list.
   let seen: unknown;

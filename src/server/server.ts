@@ -36,10 +36,7 @@ const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 10_000, requestM
 
 export interface ServerOptions {
   api: IntegrationApi;
-  /**
-   * The accepted tokens (the world's Settings.ApiTokens), each plain or as `sha256:<hex>`; asked
-   * on every request so a changed store is honoured.
-   */
+  /** The accepted tokens (Settings.ApiTokens, plain or `sha256:<hex>`), asked per request: changes are honoured. */
   tokens: () => string[] | Promise<string[]>;
   /** Default 127.0.0.1. */
   host?: string;
@@ -107,7 +104,6 @@ const ROUTES: Route[] = [
     methods: { DELETE: (api, [id], body, call) => api.removeInvigilators(id!, body as string[], call) },
   },
   {
-    // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
     own: true,
     methods: {
@@ -123,7 +119,6 @@ const ROUTES: Route[] = [
   },
 ];
 
-/** The route of a path relative to API_PREFIX, with its decoded parameters; undefined: none. */
 function findRoute(relative: string): { route: Route; params: string[] } | undefined {
   for (const route of ROUTES) {
     const match = route.path.exec(relative);
@@ -175,10 +170,7 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/**
- * The body, at most `limit` bytes, complete before `deadlineAt` (performance.now()). Listeners, not an
- * async iterator: its promise per chunk showed in profiles.
- */
+/** The body, at most `limit` bytes, by `deadlineAt` (performance.now()); listeners: an iterator's promises cost. */
 function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
@@ -187,8 +179,7 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number):
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    // Whole milliseconds: node keeps one list per distinct delay, and a fractional delay a request
-    // made a new list (and a priority-queue insert) for every request.
+    // Whole milliseconds: node keeps a timer list per distinct delay, and a fractional one made a list a request.
     const deadline = setTimeout(
       () => finish(new HttpFailure(408, M.bodyTooSlow())),
       Math.ceil(deadlineAt - performance.now()),
@@ -299,7 +290,7 @@ class RequestCall implements CallOptions {
   }
 }
 
-/** Serves an IntegrationApi (normally the local engine) as the spec's HTTP API. */
+/** Serves an IntegrationApi (the local engine) as the spec's HTTP API. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -412,8 +403,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       } else if (error instanceof HttpFailure) {
         send(error.status, JSON.stringify(failureEnvelope(error.message)), error.headers);
       } else if (error instanceof TargetError) {
-        // Store locked or unreadable: the client may retry (503 is in its retry set). Where the
-        // store is, and who holds it, is for the server's log, not for a caller.
+        // Store locked or unreadable: retryable (503). Where it is and who holds it is for the log, not a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
         send(503, JSON.stringify(failureEnvelope(M.storeBusy())), { 'retry-after': '1' });
       } else if (hasGoneAway(res)) {

@@ -6,11 +6,7 @@ function digest(value: string): Buffer {
   return hash('sha256', value, 'buffer') as unknown as Buffer;
 }
 
-/**
- * The digests of the accepted tokens, kept with a copy of the list they came from and used while
- * the list still holds the same tokens (a list changed in place or replaced is digested afresh).
- * They are the server's own secrets, already in memory; nothing about a presented token is kept.
- */
+/** Accepted tokens' digests, reused while the list is unchanged: the server's own secrets, never a presented one. */
 const expectedDigests = new WeakMap<readonly string[], { tokens: string[]; digests: Buffer[] }>();
 
 function digestsOf(accepted: readonly string[]): Buffer[] {
@@ -26,8 +22,7 @@ function digestsOf(accepted: readonly string[]): Buffer[] {
 
 /**
  * The bearer token check (docs/engine-rules.md, "API tokens"): the presented token's SHA-256
- * against every accepted one, in constant time per token and with no early exit that would
- * reveal which matched. One hash a request; nothing about a presented token is remembered.
+ * against every accepted one, in constant time per token, no early exit revealing which matched.
  */
 export function tokenAccepted(presented: string, accepted: readonly string[]): boolean {
   const presentedDigest = digest(presented);

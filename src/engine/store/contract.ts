@@ -29,9 +29,7 @@ export interface Change {
 }
 import type { StoreHead } from '../../port/integration-api.js';
 
-/**
- * The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place.
- */
+/** The live maps, owned by the store: values are immutable; replace, never mutate in place. */
 export type StoreState = ReadonlyMap<CollectionName, ReadonlyMap<string, unknown>>;
 
 /**

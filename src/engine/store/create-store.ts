@@ -30,10 +30,7 @@ export class StoreExistsError extends UsageError {
   static override readonly defaultCode: ErrorCodeId = 'E2300';
 }
 
-/**
- * Why a run cannot write the store (its directory, journal) or make it (none yet: tried in the nearest existing
- * parent).
- */
+/** Why a run cannot write the store or make it (none yet: tried in the nearest existing parent). */
 export async function storeUnwritable(dir: string): Promise<string | undefined> {
   if (await storeExists(dir)) {
     const denied = (path: string) =>

@@ -4,9 +4,7 @@ import type { CollectionTable } from './snapshot-table.js';
 /** Marks a snapshot entity deleted since the load. */
 const DELETED: unique symbol = Symbol('deleted');
 
-/**
- * An entity as `storedEntries` hands it out: `ordinal >= 0` means unchanged since the load (as the snapshot has it).
- */
+/** An entity as `storedEntries` hands it out: `ordinal >= 0` means as the snapshot has it. */
 type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**
@@ -82,10 +80,7 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
     return true;
   }
 
-  /**
-   * Every entity: [key, ordinal, undefined] for one as the snapshot has it (unchanged; its value
-   * maybe parsed already), [key, -1, value] otherwise.
-   */
+  /** Every entity: [key, ordinal, undefined] as the snapshot has it, else [key, -1, value]. */
   *storedEntries(): IterableIterator<StoredEntry> {
     const table = this.table;
     if (table !== undefined) {

@@ -39,10 +39,7 @@ const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
   compactAtBytes?: number;
-  /**
-   * When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for
-   * tests.
-   */
+  /** When journal lines are written on the event loop, when through the thread pool; for tests. */
   journalWriteTiming?: JournalWriteTiming;
   /** How long the lock lease is kept idle, held and handed over (lock-lease.ts); for tests. */
   leaseTiming?: LeaseTiming;
@@ -341,10 +338,7 @@ class FileStore implements Store {
     return this.load(underLock);
   }
 
-  /**
-   * The descriptor of the journal at the path this batch appends through (undefined: `journal`'s), the previous one
-   * closed.
-   */
+  /** The journal descriptor this batch appends through (undefined: `journal`'s); the previous one is closed. */
   private usePathJournal(fd: number | undefined): void {
     if (this.pathJournal !== undefined) closeSync(this.pathJournal);
     this.pathJournal = fd;
@@ -605,10 +599,7 @@ async function replayedHeadAt(
   return [...replayed.heads][position.lines] === position.head;
 }
 
-/**
- * The journal at `path` opened on the event loop (for writing, if `write`), regular files only, and its
- * size then; undefined if it is not there.
- */
+/** The journal at `path` opened on the event loop, regular files only, with its size; undefined if not there. */
 function openJournalSync(path: string, write: boolean): { fd: number; size: number } | undefined {
   let fd: number;
   try {

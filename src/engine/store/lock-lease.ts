@@ -1,7 +1,4 @@
-/**
- * The store lock held as a lease, kept while batches keep coming and handed over to a waiting
- * writer (docs/store.md, "The lock lease").
- */
+/** The store lock held as a lease, handed over to a waiting writer (docs/store.md, "The lock lease"). */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -51,10 +51,7 @@ export class CollectionTableBuilder {
   }
 }
 
-/**
- * One collection of a loaded snapshot. Read-only: the store layers its changes over it (see
- * EntityMap). Entities are numbered 0..count-1 in file order.
- */
+/** One collection of a loaded snapshot, read-only (EntityMap layers changes over it); ordinals in file order. */
 export class CollectionTable {
   readonly count: number;
   private readonly lineStart: Uint32Array;

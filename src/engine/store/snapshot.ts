@@ -27,10 +27,7 @@ export interface SnapshotEntry {
   text: string;
   /** The hints as a JSON array of strings; undefined writes no hints member. */
   hintsJson: string | undefined;
-  /**
-   * Instead: whole lines (newlines included) to copy as they are, `lineCount` of them: entities
-   * of a snapshot this writer wrote, unchanged.
-   */
+  /** Or whole lines (newlines included) to copy as they are: unchanged entities of a snapshot this writer wrote. */
   lines?: Buffer;
   lineCount?: number;
 }

@@ -133,9 +133,7 @@ async function eachSerial(
   }
 }
 
-/**
- * The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed, each with its last line.
- */
+/** The `users` and `schedules` keys (`users:<id>`) that lines `after`+1 to `last` changed, each with its last line. */
 async function journalChanges(journal: FileHandle, after: number, last: number): Promise<Map<string, number>> {
   const changed = new Map<string, number>();
   if (after === last) return changed;
