@@ -48,10 +48,8 @@ export interface DoctorReport {
 }
 
 /**
- * `examctl doctor`: the target's checks (what makes a run that sends a usage error, as no base URL, an unknown
- * profile or an unreadable token file, is exactly what doctor is asked to diagnose: a failed `target` check), the
- * permissions' and the sync memory's (`memory`, the sync room's check, handed in), printed as the command's result;
- * exit 3 when one failed.
+ * `examctl doctor`: the target's checks (a run's usage error, as no base URL or an unreadable token file, is a failed
+ * `target` check), the permissions' and the sync memory's (handed in); exit 3 when one failed.
  */
 export async function runDoctor(
   options: DoctorCheckOptions,
@@ -93,10 +91,7 @@ export async function checkLocal(store: string, deps: CommandDeps): Promise<Doct
   return { healthy: false, target: 'local', store, checks };
 }
 
-/**
- * A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory
- * names one).
- */
+/** A run can write the store and it answers a read; or none is there yet and a run makes one. */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../engine/index.js');
   const why = await storeUnwritable(store);
@@ -180,10 +175,7 @@ export async function checkRemote(
   return report;
 }
 
-/**
- * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
- * target read, else the one --token-file or the profile names.
- */
+/** docs/remote.md, "examctl doctor"; the token file the remote target read, else --token-file's or the profile's. */
 export async function permissionsCheck(
   options: DoctorCheckOptions,
   deps: CommandDeps,
@@ -257,7 +249,6 @@ export async function permissionsCheck(
 
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };
 
-/** The check list as `examctl doctor` prints it without --json. */
 export function renderReport(report: DoctorReport): string {
   // A detail quotes paths and the service's messages: each line passes the terminal gate.
   const lines = report.checks.map((check) =>

@@ -21,10 +21,7 @@ const DEFAULT_EXCHANGE_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 const ATTEMPTS = 3;
 
-/**
- * `--sync-dir`, else EXAMCTL_SYNC_DIR, as the admin gave it (a blank one is not given); undefined:
- * the default directory beside the runs directory (docs/sync.md).
- */
+/** `--sync-dir`, else a non-blank EXAMCTL_SYNC_DIR; undefined: the default beside the runs directory (docs/sync.md). */
 export function givenSyncDir(flag: unknown, env: Env): string | undefined {
   const fromFlag = typeof flag === 'string' && flag.trim() !== '';
   const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
@@ -61,9 +58,8 @@ export interface StateHttp {
 }
 
 /**
- * Checks an address of the state service (the memory's, its lock's): http(s), no user name,
- * password, query or fragment (credentials come from the environment; a query could carry a
- * secret into the run journal), plain http only to this machine.
+ * An address of the state service: http(s), plain http only to this machine, no user name, password, query or
+ * fragment (credentials come from the environment; a query could carry a secret into the run journal).
  */
 export function checkStateAddress(address: string, what: string): URL {
   const url = secretFreeUrl(address, what, 'give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD', '');
@@ -76,7 +72,6 @@ export function checkStateAddress(address: string, what: string): URL {
   return url;
 }
 
-/** The client of the state service at `address`, with the credentials of the environment. */
 export function openStateHttp(address: string, env: Env): StateHttp {
   checkStateAddress(address, 'the sync memory address');
   const username = nonEmpty(env.EXAMCTL_SYNC_USERNAME);
@@ -214,10 +209,7 @@ function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, 
   );
 }
 
-/**
- * The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run)
- * never compiles it.
- */
+/** undici (~0.5 MB of script), loaded on the first exchange: a run without a state service never compiles it. */
 const httpClient = async () => ({
   ...(await import('../api/http-pool.js')),
   ...(await import('../api/remote-client.js')),
