@@ -125,7 +125,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   return token;
 }
 
-/** Checked with doctor's probe before it is kept (docs/remote.md): a token kept unchecked is the next run's surprise. */
+/** Checked with doctor's probe before it is kept (docs/remote.md): one kept unchecked is the next run's surprise. */
 async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { authorisedVerdict }] = await Promise.all([
     import('../../api/remote-probe.js'),
