@@ -21,10 +21,7 @@ import {
   type DoctorCheck,
 } from './doctor-verdicts.js';
 
-/*
- * `examctl doctor`'s checks (docs/remote.md, "examctl doctor"): the target's, the permissions',
- * and the report they make; the sync memory's is sync/doctor-memory.ts.
- */
+/* `examctl doctor`'s checks (docs/remote.md, "examctl doctor"); the sync memory's is sync/doctor-memory.ts. */
 
 /** What doctor is given: the global flags, and --sync-dir (the memory's place). */
 export type DoctorCheckOptions = GlobalOptions & { readonly syncDir?: string };
@@ -34,7 +31,6 @@ type CheckStatus = DoctorCheck['status'];
 /** The one document `examctl doctor --json` prints. Never holds the token. */
 export interface DoctorReport {
   healthy: boolean;
-  /** `--version`'s build id. */
   build?: string;
   /** Absent when the target check failed and no --target was given: not known. */
   target?: 'local' | 'remote';
@@ -167,8 +163,7 @@ export async function checkRemote(
   if (Number.isNaN(serverDate)) {
     report.checks.push({ name: 'clock', status: 'skip', detail: 'the server sends no Date header' });
   } else {
-    // The Date header has one-second resolution; compare with the middle of the round trip.
-    // +500 ms: the header is truncated to the second, so on average it reads half a second early.
+    // Against the round trip's middle; +500 ms: the header is truncated to the second, half a second early on average.
     report.clockSkewSeconds = Math.round((serverDate + 500 - (sentAt + receivedAt) / 2) / 1000);
     report.checks.push({ name: 'clock', ...clockVerdict(report.clockSkewSeconds) });
   }

@@ -1,8 +1,6 @@
 /**
- * The HTTP exchanges with a state service that keeps the sync memory, one bounded request at a
- * time through the remote client's undici helpers (src/api/http-pool.ts); their bounds, attempts
- * and credentials: docs/sync.md, "A state service". Every text the service sends passes the
- * redaction gate before any sink sees it.
+ * A state service's exchanges, one bounded request at a time (docs/sync.md, "A state service"); every text it sends
+ * passes the redaction gate before any sink sees it.
  */
 import { redactUrl } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,8 +91,7 @@ export function openStateHttp(address: string, env: Env): StateHttp {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as
-      // the platform's client).
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound the answer to CONNECT.
       const undiciMs = proxy === undefined ? 0 : deadlineMs;
       const dispatcher = openDispatcher(url.origin, {
         connections: 1,
@@ -163,8 +160,7 @@ export function openStateHttp(address: string, env: Env): StateHttp {
               `the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`,
             );
           }
-          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the
-          // run, and its lock, as long again.
+          // An answer dripping past the timeout is never tried again: a retry would hold the run and its lock as long.
           if (pastDeadline(error, http)) {
             throw new TargetError(
               `the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`,
