@@ -47,8 +47,7 @@ export function buildProgram(
       outputError: (text, write) => write(`examctl: E2001: ${terminalLines(commanderWords(text))}`),
     })
     .showSuggestionAfterError()
-    // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
-    // ones (kubectl's way): repeated in every help they buried the few flags that differ.
+    // The ~15 global flags are at `examctl options` (kubectl's way): in every help they buried the few that differ.
     .addHelpText('afterAll', ({ command }) =>
       command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${globalPointer(command, commands)}`,
     )
