@@ -122,10 +122,7 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
   return !!two && one?.ino !== 0n && one?.dev === two.dev && one?.ino === two.ino;
 }
 
-/**
- * Refuses (exit 2) a store another user owns or could change, or where they could (trusted-place.ts).
- * `ownerOnly`: a store found by searching must be the user's own, not even root's.
- */
+/** Exit 2 for a store another user owns or could change (trusted-place.ts); `ownerOnly`: not even root's. */
 export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
   await assertDirectoryTrusted('the local store', store, currentTrustContext(deps.env), { ownerOnly });
 }
@@ -360,10 +357,7 @@ export function storeCreatedLine(store: string): string {
   return `created local store at ${store} from ${DEMO_WORLD}`;
 }
 
-/**
- * The real targets. Local: the engine over the store, created from the demo world on first use
- * (said on stderr); a dry run without a store validates only and creates nothing.
- */
+/** Local: the engine over the store, made from the demo world on first use; a dry run without one only validates. */
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
     if (dryRun) {
