@@ -11,17 +11,14 @@ import type { TakenFlag } from '../flags/taken-flags.js';
  * `--help` and completion load no behaviour: docs/architecture.md, "Add a command".
  */
 
-/** A command's entry point, typed by the table it is declared with. */
 export type CommandRun<Options> = (options: Options, deps: CliDeps, target: TargetOf) => Promise<number>;
 
-/** Where a command's behaviour is loaded from (command-behaviours.ts). */
 export interface CommandBehaviour {
   readonly run: () => Promise<CommandRun<never>>;
   /** A resumable command's module's `rerunInput`; undefined for any other. */
   readonly rerunInput?: () => Promise<RerunInput | undefined>;
 }
 
-/** Every command's behaviour by its name (`user sync`). */
 export type Behaviours = ReadonlyMap<string, CommandBehaviour>;
 
 /** What a command's behaviour is given: the outside world, and the other commands' behaviours (for `runs resume`). */
@@ -43,7 +40,6 @@ export interface CommandDeclaration {
   readonly options?: SpecTable;
   /** The global flags it takes of those a command takes only by saying so (taken-flags.ts); any other is exit 2. */
   readonly takes: readonly TakenFlag[];
-  /** The records its --file holds. */
   readonly reads?: RecordKind;
   /** Writes text for a person or a shell, never JSON: `--json` and `-o` are refused with exit 2. */
   readonly printsText?: true;
@@ -56,7 +52,7 @@ export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration
   readonly options: T;
 }
 
-/** Declares a runnable command. The table is the one source of the options type its behaviour receives. */
+/** The table is the one source of the options type its behaviour receives. */
 export function declareCommand<const T extends SpecTable>(declaration: DeclaredCommand<T>): DeclaredCommand<T> {
   return declaration;
 }
@@ -64,15 +60,11 @@ export function declareCommand<const T extends SpecTable>(declaration: DeclaredC
 /** The options a runnable command's behaviour receives: its table's and the global ones. */
 export type CommandOptions<D> = D extends DeclaredCommand<infer T> ? OptionsOf<T> & GlobalOptions : never;
 
-/**
- * A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it
- * (resume-registry.ts).
- */
+/** A command's name as a run journal and `--help` spell it (`user sync`), so `runs resume` finds it. */
 export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
   return declaration.path.join(' ');
 }
 
-/** Declares a group of commands (`examctl config`): its help's purpose and examples. */
 export function declareGroup(declaration: {
   readonly name: string;
   readonly description: string;
@@ -81,7 +73,6 @@ export function declareGroup(declaration: {
   return { path: [declaration.name], description: declaration.description, examples: declaration.examples, takes: [] };
 }
 
-/** The options a run journal of this command keeps (the global ones and its own marked `kept`). */
 export function keptOptionNames(declaration: CommandDeclaration): KeptOptions {
   return keptNames(GLOBAL_OPTIONS, declaration.options ?? []);
 }

@@ -21,12 +21,8 @@ import {
 import { commanderWords, terminalLines } from '../formats/terminal-text.js';
 
 /**
- * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the help layout,
- * `examctl options` and `examctl help`, and the wiring every command shares. It loads no behaviour: `--help`
- * and completion build the whole tree without undici, zod or the engine.
- *
- * Builds the program from `commands` and their `behaviours` (none for `--help`); `setExit` receives each exit
- * code. `lazy` (a run): a group's commands are made only when commander enters the group, not all ~40.
+ * commander's tree of `examctl` from the registry (`program.ts`), loading no behaviour: `--help` and completion
+ * build it without undici, zod or the engine. `lazy` (a run): a group's commands are made only when entered.
  */
 export function buildProgram(
   deps: CommandDeps,
@@ -51,8 +47,7 @@ export function buildProgram(
       outputError: (text, write) => write(`examctl: E2001: ${terminalLines(commanderWords(text))}`),
     })
     .showSuggestionAfterError()
-    // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
-    // ones (kubectl's way): repeated in every help they buried the few flags that differ.
+    // The ~15 global flags are at `examctl options` (kubectl's way): in every help they buried the few that differ.
     .addHelpText('afterAll', ({ command }) =>
       command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${globalPointer(command, commands)}`,
     )
@@ -75,7 +70,6 @@ export function buildProgram(
     );
   registerSpecs(program, GLOBAL_OPTIONS);
 
-  /** Wires a declared command's flags and its lazily loaded `run` (a group has neither). */
   const register = (command: Command, declaration: CommandDeclaration): void => {
     const { options: table } = declaration;
     if (table === undefined) return;
@@ -114,8 +108,7 @@ export function buildProgram(
         const commandDeps = {
           ...deps,
           behaviours,
-          // Worked out for the command that runs, not for each one made: each flag's attribute is a commander Option
-          // made.
+          // For the command that runs only: each flag's attribute is a commander Option made.
           keptOptions: keptOptionNames(declaration),
           commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),
           reads: declaration.reads,
@@ -136,10 +129,7 @@ export function buildProgram(
     const parent = declaration.path.length === 1 ? '' : declaration.path[0]!;
     unmade.set(parent, [...(unmade.get(parent) ?? []), declaration]);
   }
-  /**
-   * Makes the commands under `parent` not made yet, with their flags (a group's help lists each with its arguments and
-   * `[options]`).
-   */
+  /** The commands under `parent` not made yet (a group's help lists each with its arguments and `[options]`). */
   const makeChildren = (parent: Command): void => {
     // Declarations are one or two words deep: only the program and its groups have commands under them.
     if (parent !== program && parent.parent !== program) return;
@@ -229,7 +219,6 @@ export function textOnlyError(given: string, what: string): UsageError {
   });
 }
 
-/** A declaration as its refusals name it. */
 function takingCommand(declaration: CommandDeclaration): TakingCommand {
   return {
     name: commandName(declaration),

@@ -31,10 +31,7 @@ const onInterrupt = (): void => {
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
 
-/**
- * A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on
- * the other stream.
- */
+/** A reader that went away: nothing to tell; any other failure (ENOSPC on a redirected file) is said on the other. */
 const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
 /** The code of that line: output closed under the run, a full disk among its causes (error-codes.ts). */
 const OUTPUT_LOST: ErrorCodeId = 'E1410';
@@ -122,9 +119,8 @@ async function main(): Promise<void> {
       ? await printVersion()
       : await (await import('./run-cli.js')).runCli(argv, deps);
   returned = true;
-  // Output was lost: whatever the command concluded, its reader did not get it all. Asked again
-  // once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
-  // is known only then.
+  // Output was lost: its reader did not get it all. Asked again once stdout drained: a failure of its last writes (a
+  // workbook streamed to a full disk) is known only then.
   const exitCode = (): number =>
     lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code;
   if (lostStreams.size > 0 || process.stdout.destroyed) process.exit(exitCode());

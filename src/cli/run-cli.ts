@@ -59,8 +59,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     COMMAND_BEHAVIOURS,
     true,
   );
-  // The command commander entered last: the one whose subcommand is missing when it shows help instead (commands are at
-  // most two deep).
+  // The command commander entered last: the one whose subcommand is missing when it shows help instead.
   let entered: Command = program;
   program.hook('preSubcommand', (_program, command) => void (entered = command));
   const debug = argv.includes('--debug');
@@ -76,8 +75,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage
-      // error.
+      // Help or version asked for: 0; a group without its subcommand (`examctl user`) shows help: a usage error.
       if (error.exitCode === 0) return ExitCode.Ok;
       const message = error.code === 'commander.help' ? missingCommandMessage(entered) : commanderWords(error.message);
       return failWith(

@@ -16,16 +16,10 @@ export type ApiFactory = (
   options: { dryRun: boolean; deps: CommandDeps },
 ) => Promise<IntegrationApi | null>;
 
-/**
- * Opens the read-only LocalDirectory of a local target (roles, a schedule's invigilators) for
- * prompts; null for a remote target, which has no such lists.
- */
+/** A local target's read-only LocalDirectory (roles, invigilators) for prompts; null for a remote target. */
 export type DirectoryFactory = (target: ResolvedTarget, deps: CommandDeps) => Promise<OpenDirectory | null>;
 
-/**
- * Everything a command needs from the outside world, so tests run commands in-process with
- * their own streams, environment, clock and target.
- */
+/** Everything a command needs from the outside world: tests run commands in-process with their own. */
 export interface CommandDeps {
   stdout: TextSink;
   stderr: TextSink;
@@ -34,13 +28,12 @@ export interface CommandDeps {
   config?: import('./config-file.js').ConfigRead;
   /** Wall clock for messages; the local engine's clock comes from EXAMCTL_NOW via the env. */
   now: () => Date;
-  /** True when a person can answer prompts (stdin and stderr are terminals). */
+  /** stdin and stderr are terminals. */
   isTTY: boolean;
   /** '' when the working directory was removed (main.ts). */
   cwd: string;
   /** Aborted on SIGINT: stop dispatching, finish what is in flight, report the rest skipped. */
   signal?: AbortSignal;
-  /** Defaults to the real local engine / remote client (target.ts). */
   openApi?: ApiFactory;
   /** Yes/no question on a TTY; defaults to @inquirer/prompts. */
   confirm?: (message: string) => Promise<boolean>;
@@ -56,7 +49,6 @@ export interface CommandDeps {
   stdoutBytes?: NodeJS.WritableStream;
   /** stdout's width when it is a terminal: tables are fitted to it. */
   stdoutColumns?: number;
-  /** Defaults to the real local directory (target.ts). */
   openDirectory?: DirectoryFactory;
   /** What `--file -` and `login --with-token` read; default process.stdin. */
   stdin?: NodeJS.ReadableStream;
@@ -68,7 +60,6 @@ export interface CommandDeps {
   invocation?: Readonly<Record<string, unknown>>;
   /** The command's own flags (commander's attributes): which of a profile's settings it reads. */
   commandFlags?: readonly string[];
-  /** Its declaration's `reads`. */
   reads?: RecordKind;
   /** The command can send (it takes --report): see target.ts's local-by-default refusal. */
   sends?: boolean;
@@ -85,19 +76,14 @@ export interface CommandDeps {
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
   platform?: NodeJS.Platform;
-  /**
-   * The remote client's wait between attempts (backoff, Retry-After; login's check too); the real timer when absent.
-   * Tests of retried runs pass a short one.
-   */
+  /** The remote client's wait between attempts (backoff, Retry-After, login's check); the real timer when absent. */
   retrySleep?: import('../api/flow-control.js').Sleep;
   /** Set by `examctl apply`: the plan each request must be (docs/plan.md, "Apply"). */
   applying?: import('../runs/plan-document.js').PlanGuard;
 }
 
-/** A run taken over by `runs resume` (src/runs/resume-plan.ts). */
 export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
 
-/** --no-input, or CI=true which implies it. */
 export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
   return options.input === false || isCiEnvironment(deps.env);
 }
@@ -107,12 +93,10 @@ export function printJson(deps: CommandDeps, document: unknown, indent?: number)
   return deps.stdout.write(`${JSON.stringify(document, null, indent)}\n`);
 }
 
-/** A person can be asked: input allowed and stdin/stderr are terminals. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
   return canPrompt({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
 }
 
-/** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
 export function promptIoOf(deps: CommandDeps) {
   return { ...deps.promptIo, signal: deps.signal };
 }

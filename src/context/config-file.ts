@@ -22,15 +22,9 @@ import {
 } from '../system/trusted-place.js';
 import type { Env } from '../system/env-values.js';
 
-/**
- * The user's examctl config file (docs/remote.md, "Config file"): named profiles of remote
- * targets. A change is read, made and written under the config directory's LOCK (changeConfig).
- */
+/** The config file (docs/remote.md, "Config file"); a change is made under the config directory's LOCK. */
 
-/**
- * The config file's schemas, from the zod namespace given: zod is loaded only when a config file
- * exists or a profile is written (~50 ms of start-up that most runs never need).
- */
+/** zod is loaded only when a config file exists or a profile is written (~50 ms of start-up most runs never need). */
 function buildSchemas(zod: typeof z) {
   const profileDefaultsSchema = zod.strictObject({
     concurrency: zod.number().int().min(1).max(256).optional(),
@@ -53,9 +47,8 @@ function buildSchemas(zod: typeof z) {
   // No base URL: settings for the local engine (docs/remote.md, "Where each setting comes from").
   const profileSchema = zod.strictObject({
     baseUrl: zod.string().min(1).optional(),
-    /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
+    /** `~/` allowed; a relative path is from the config directory. */
     tokenFile: zod.string().min(1).optional(),
-    /** The token itself, for users who accept it living in the 0600 config file. */
     token: zod.string().min(1).optional(),
     defaults: profileDefaultsSchema.optional(),
   });
@@ -83,7 +76,6 @@ export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
 export interface ProfileSummary {
   name: string;
   isDefault: boolean;
-  /** Absent: a profile of settings for the local engine. */
   baseUrl?: string;
   /** "set (file ~/.token)", "not usable: <why>" (`readToken` refused it), "stored" (config.json) or "not set". */
   token: string;
@@ -111,7 +103,6 @@ export interface ConfigSource {
   config?: ConfigRead;
 }
 
-/** The run's config file: its one read, else the file as it is now. */
 export function runConfig(source: ConfigSource): Promise<ExamctlConfig> {
   return source.config?.() ?? loadConfig(source.env);
 }
@@ -140,8 +131,7 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
       return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them
-  // out.
+  // A key given twice, a secret written by hand: refused, except by the commands that take them out.
   const text = decodeTextDocument(bytes, file);
   const parsed = parseJsonDocument(text, file, undefined, {}, !toChange);
   const place = keyPlaces(file, text);
@@ -178,7 +168,6 @@ type KeyPlace = (path: readonly string[]) => string;
 /** Each config read's KeyPlace, for what is refused after it is read (a defaultProfile naming no profile). */
 const PLACES = new WeakMap<ExamctlConfig, KeyPlace>();
 
-/** The KeyPlace of the config file `file` holding `text`. */
 function keyPlaces(file: string, text: string): KeyPlace {
   let lines: Map<string, number> | undefined;
   return (path) => {
@@ -194,10 +183,7 @@ function keyAt(place: KeyPlace, path: readonly string[]): string {
   return `${place(path)}: ${path.join('.') || '(top)'}`;
 }
 
-/**
- * Where the config file `config` was read from holds the key at `path` (`file:line`), for a message about its
- * value (a profile's timezone a run refuses); undefined for a config read from no file.
- */
+/** `file:line` of the key at `path` in the file `config` was read from, for a refusal of its value. */
 export function configPlace(config: ExamctlConfig, path: readonly string[]): string | undefined {
   return PLACES.get(config)?.(path);
 }
@@ -206,9 +192,8 @@ export function configPlace(config: ExamctlConfig, path: readonly string[]): str
 export const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 
 /**
- * Every profile's token, whichever profile the run uses, is a secret examctl can see: never quoted
- * from an input file (domain/known-secrets.ts). A token file that cannot be read is passed over here;
- * the profile that uses it says why.
+ * Every profile's token is never quoted from an input file (domain/known-secrets.ts); a token file that cannot be
+ * read is passed over here: the profile that uses it says why.
  */
 async function rememberProfileSecrets(profiles: ExamctlConfig['profiles'], env: Env): Promise<void> {
   for (const profile of Object.values(profiles)) {
@@ -226,10 +211,7 @@ async function rememberProfileSecrets(profiles: ExamctlConfig['profiles'], env: 
   }
 }
 
-/**
- * Writes the config atomically, 0600 in a 0700 directory; a config.json that is a link (a dotfiles
- * repository) is written through, the link kept.
- */
+/** Atomically, 0600 in a 0700 directory; a config.json that is a link (a dotfiles repository) is written through. */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
   const target = await fs.realpath(file).catch(() => file);
@@ -263,11 +245,9 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
   });
 }
 
-/**
- * A profile's fields to set (a token file replaces a stored token, and the other way round), and its defaults to unset.
- */
+/** A profile's fields to set (a token file replaces a stored token, and the other way round), defaults to unset. */
 export type ProfileUpdate = Pick<Profile, 'baseUrl' | 'tokenFile' | 'token' | 'defaults'> & {
-  /** Settings removed from the profile's defaults (after `defaults` is merged in). */
+  /** Removed after `defaults` is merged in. */
   unset?: readonly (keyof ProfileDefaults)[];
   makeDefault?: boolean;
 };
@@ -293,7 +273,7 @@ async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown
 export const sameUrl = (a?: string, b?: string): boolean => urlKey(a) === urlKey(b);
 const urlKey = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: url });
 
-/** Creates or updates a profile and saves the config. The first profile becomes the default. */
+/** The first profile becomes the default. */
 export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
   if (!PROFILE_NAME.test(name))
     throw new UsageError(
@@ -367,10 +347,7 @@ export async function listProfiles(env: Env, readToken: (file: string) => Promis
   );
 }
 
-/**
- * The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or
- * variable that named it.
- */
+/** The profile of that name (`toString` is none), else exit 2 naming the known ones; `via`: what named it. */
 export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?: string): Profile {
   const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
   if (profile !== undefined) return profile;
@@ -385,24 +362,19 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   );
 }
 
-/**
- * The same checks a run makes, so a profile (config set-profile, login) cannot hold a URL every command would refuse;
- * its trailing slashes dropped.
- */
+/** A run's checks, so a profile cannot hold a URL every command would refuse; trailing slashes dropped. */
 export async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean): Promise<string> {
   const { parseBaseUrl } = await import('../api/url-policy.js');
   parseBaseUrl(baseUrl, allowInsecureHttp);
   return baseUrl.trim().replace(/\/+$/, '');
 }
 
-/** Expands `~/` and resolves a relative path against `base`. */
 export function expandPath(file: string, base: string, env: Env = process.env): string {
   if (file === '~' || file.startsWith('~/'))
     return path.join(requiredHome(env, `an absolute path for ${file}`), file.slice(1));
   return path.resolve(base, file);
 }
 
-/** Makes an existing profile the default (used when no base URL is given by flag or env). */
 export const useProfile = (name: string, env: Env = process.env) =>
   changeConfig(env, (config) => {
     profileNamed(config, name, env);
@@ -410,11 +382,8 @@ export const useProfile = (name: string, env: Env = process.env) =>
   });
 
 /**
- * Sets profile `name` to read its token from `file` (`examctl login`): written 0600 as one line,
- * never echoed, in a 0700 directory like the config's. The token goes in place only once the
- * profile is saved: a save that fails (a full disk, the config locked) leaves the old token file
- * as it was, and no new one that no profile names; a token file that cannot be put in place (a
- * folder at its name, a file held open) leaves the profile, and the default, as they were.
+ * `examctl login`: the token written 0600 to `file`, in place only once the profile is saved: a failed save leaves
+ * the old token file and no new one; a token file that cannot be put in place leaves the profile and default as were.
  */
 export async function setProfileToken(
   name: string,

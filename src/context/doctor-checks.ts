@@ -21,10 +21,7 @@ import {
   type DoctorCheck,
 } from './doctor-verdicts.js';
 
-/*
- * `examctl doctor`'s checks (docs/remote.md, "examctl doctor"): the target's, the permissions',
- * and the report they make; the sync memory's is sync/doctor-memory.ts.
- */
+/* `examctl doctor`'s checks (docs/remote.md, "examctl doctor"); the sync memory's is sync/doctor-memory.ts. */
 
 /** What doctor is given: the global flags, and --sync-dir (the memory's place). */
 export type DoctorCheckOptions = GlobalOptions & { readonly syncDir?: string };
@@ -34,7 +31,6 @@ type CheckStatus = DoctorCheck['status'];
 /** The one document `examctl doctor --json` prints. Never holds the token. */
 export interface DoctorReport {
   healthy: boolean;
-  /** `--version`'s build id. */
   build?: string;
   /** Absent when the target check failed and no --target was given: not known. */
   target?: 'local' | 'remote';
@@ -48,10 +44,8 @@ export interface DoctorReport {
 }
 
 /**
- * `examctl doctor`: the target's checks (what makes a run that sends a usage error, as no base URL, an unknown
- * profile or an unreadable token file, is exactly what doctor is asked to diagnose: a failed `target` check), the
- * permissions' and the sync memory's (`memory`, the sync room's check, handed in), printed as the command's result;
- * exit 3 when one failed.
+ * `examctl doctor`: the target's checks (a run's usage error, as no base URL or an unreadable token file, is a failed
+ * `target` check), the permissions' and the sync memory's (handed in); exit 3 when one failed.
  */
 export async function runDoctor(
   options: DoctorCheckOptions,
@@ -93,10 +87,7 @@ export async function checkLocal(store: string, deps: CommandDeps): Promise<Doct
   return { healthy: false, target: 'local', store, checks };
 }
 
-/**
- * A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory
- * names one).
- */
+/** A run can write the store and it answers a read; or none is there yet and a run makes one. */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../engine/index.js');
   const why = await storeUnwritable(store);
@@ -172,18 +163,14 @@ export async function checkRemote(
   if (Number.isNaN(serverDate)) {
     report.checks.push({ name: 'clock', status: 'skip', detail: 'the server sends no Date header' });
   } else {
-    // The Date header has one-second resolution; compare with the middle of the round trip.
-    // +500 ms: the header is truncated to the second, so on average it reads half a second early.
+    // Against the round trip's middle; +500 ms: the header is truncated to the second, half a second early on average.
     report.clockSkewSeconds = Math.round((serverDate + 500 - (sentAt + receivedAt) / 2) / 1000);
     report.checks.push({ name: 'clock', ...clockVerdict(report.clockSkewSeconds) });
   }
   return report;
 }
 
-/**
- * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
- * target read, else the one --token-file or the profile names.
- */
+/** docs/remote.md, "examctl doctor"; the token file the remote target read, else --token-file's or the profile's. */
 export async function permissionsCheck(
   options: DoctorCheckOptions,
   deps: CommandDeps,
@@ -257,7 +244,6 @@ export async function permissionsCheck(
 
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };
 
-/** The check list as `examctl doctor` prints it without --json. */
 export function renderReport(report: DoctorReport): string {
   // A detail quotes paths and the service's messages: each line passes the terminal gate.
   const lines = report.checks.map((check) =>

@@ -79,9 +79,8 @@ export function storeReadVerdict({ status, envelope }: ApiResult<unknown>): Verd
 }
 
 /**
- * The store's LOCK as doctor finds it (docs/remote.md, "examctl doctor"): held by a live process, a
- * warning with the code a run started now would end with once its wait is over; left by a process
- * that is gone, said (the next run takes it over); none, nothing.
+ * The store's LOCK (docs/remote.md, "examctl doctor"): held by a live process, a warning with the code a run started
+ * now would end with; left by a gone process, said (the next run takes it over).
  */
 export function storeLockVerdict(
   found: { holder: LockInfo | 'unreadable'; live: boolean } | undefined,
@@ -111,7 +110,6 @@ const notFound = (envelope: ApiResult<unknown>['envelope']) =>
 /** Above this the platform's notion of "now" (schedule windows, activation) visibly differs from ours. */
 const SKEW_WARN_SECONDS = 60;
 
-/** The server's clock `skew` seconds from ours. */
 export function clockVerdict(skew: number): Verdict {
   const far = Math.abs(skew) > SKEW_WARN_SECONDS;
   return {
@@ -120,10 +118,7 @@ export function clockVerdict(skew: number): Verdict {
   };
 }
 
-/**
- * Why a run could not make or write the state directory `dir` (the runs or sync directory): a
- * folder made and removed in it, or where it would be made (the nearest existing folder).
- */
+/** Why a run could not write the runs or sync directory `dir`: a folder made and removed in it or its parent. */
 export async function stateDirUnwritable(what: string, dir: string): Promise<string | undefined> {
   const { place, error } = await probeMakeDir(resolve(dir));
   return error === undefined

@@ -1,7 +1,6 @@
 /**
- * A command's `--file` (once, or repeated: synced adopt) as it will be read: a device refused,
- * `-` (stdin) or one named pipe among them copied first to a private file, since a run reads its
- * input more than once (docs/cli.md, "The local store"); regular files are read where they are.
+ * A command's `--file` as it will be read: a device refused, `-` or one named pipe copied first to a private file,
+ * since a run reads its input more than once (docs/cli.md, "The local store").
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../system/errors.js';

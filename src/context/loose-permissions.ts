@@ -22,10 +22,7 @@ export async function configTokenExposed(file: string, holdsToken: boolean): Pro
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
 }
 
-/**
- * A token or PIN file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and
- * doctor alike.
- */
+/** A token or PIN file group or others can read: the warning, for the reader (mode from its handle) and doctor. */
 export function tokenFileModeWarning(file: string, mode: number, via: string): string | undefined {
   if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
   return `${via}: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); consider chmod 600 ${file}`;
@@ -44,10 +41,7 @@ export async function runsDirWarning(runsDir: string): Promise<string | undefine
   return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
 }
 
-/**
- * The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming
- * it is).
- */
+/** The trust rule as a check on the handle a file is read through (a profile's map file as its config is). */
 export async function trustedFileCheck(
   place: string,
   path: string,
@@ -59,9 +53,8 @@ export async function trustedFileCheck(
 }
 
 /**
- * A file that becomes the sync memory (`synced import`, `synced adopt --file`), judged on its
- * handle by the rule the sync directory passes: another user's, or one others could write or
- * replace, is exit 2 naming its owner and mode and how to bring it in (docs/sync.md, "A colleague's export").
+ * A file that becomes the sync memory (`synced import`, `synced adopt --file`), judged on its handle by the sync
+ * directory's rule: exit 2 naming its owner, mode and how to bring it in (docs/sync.md, "A colleague's export").
  */
 export async function memorySourceCheck(
   via: string,
@@ -82,11 +75,7 @@ export async function memorySourceCheck(
   };
 }
 
-/**
- * memorySourceCheck on a file another reader opens after (`synced adopt --file`): a file passing
- * the rule sits where only the user (or root) can change it. What cannot be opened, or is no
- * regular file, that reader names.
- */
+/** memorySourceCheck on a file another reader opens after (`synced adopt --file`), which names what it cannot open. */
 export async function refuseOthersMemoryFile(via: string, path: string, env: Env): Promise<void> {
   const [{ openRegularFile }, { UntrustedPlaceError }] = await Promise.all([
     import('../system/regular-file.js'),
@@ -107,9 +96,8 @@ interface TrustedPlace {
 }
 
 /**
- * Each place that fails the trust rule (src/system/trusted-place.ts), by path: what commands would
- * refuse with exit 2. A file is opened (a link followed, as the commands do) and judged on the
- * handle; a file not there is judged by its directory; a directory not there by where it would be made.
+ * Each place failing the trust rule (src/system/trusted-place.ts), as commands would judge it: a file on its opened
+ * handle, a file not there by its directory, a directory not there by where it would be made.
  */
 export async function untrustedPlaces(places: readonly TrustedPlace[], env: Env): Promise<string[]> {
   const { currentTrustContext, directoryProblem, openedProblem } = await import('../system/trusted-place.js');

@@ -23,10 +23,7 @@ const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
 // A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
 const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
 const WORLD_KEYS = ['Settings', ...WORLD_LISTS.map(([list]) => list)];
-/**
- * Told by the top-level keys their first bytes show, any order: only the command that writes one replaces it
- * (docs/cli.md, "Other outputs").
- */
+/** Told by the top-level keys their first bytes show: only the command that writes one replaces it (docs/cli.md). */
 const RESTORE_POINTS = {
   memory: [
     (seen: string[]) => seen.includes('format="examctl-sync-memory"'),
@@ -68,10 +65,7 @@ function topLevel(start: string): string[] {
   return seen;
 }
 
-/**
- * Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the
- * list is docs/security.md, "Outputs".
- */
+/** Refuses (exit 2) an output over what the run reads or keeps, `-`, or stdout under --json: docs/security.md. */
 export async function assertNotRead(
   flag: string,
   out: string,
@@ -140,10 +134,7 @@ export const earlierIs = (...[flag, path, ...rest]: Parameters<typeof assertNotR
     (error: { words?: string }) => error.words,
   );
 
-/**
- * A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its
- * replace failed, else an earlier one moved aside.
- */
+/** A write failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
 async function writeFailure(out: string, error: unknown, path: string, earlier?: string): Promise<TargetError> {
   if (error instanceof ReplaceFailedError) {
     return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, {
@@ -156,18 +147,12 @@ async function writeFailure(out: string, error: unknown, path: string, earlier?:
   );
 }
 
-/**
- * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is undefined; diagnostics stay
- * on stderr. Through the output gate (docs/security.md, "Outputs": what a failed command or write leaves, exit 3).
- */
+/** `produce` with stdout pointed at `out` (`--out <file>`) through the output gate (docs/security.md, "Outputs"). */
 export async function withOutFile(
   out: string | undefined,
   deps: CommandDeps,
   produce: (deps: CommandDeps) => Promise<number>,
-  /**
-   * `secret`: what the store holds (PINs, password hashes, links): 0600, the kept-beside copy too. `public`: the umask
-   * decides.
-   */
+  /** `secret` (PINs, password hashes, links): 0600, the kept-beside copy too; `public`: the umask decides. */
   holds: 'secret' | 'public' = 'secret',
   own?: RestorePoint,
 ): Promise<number> {
@@ -210,8 +195,7 @@ export async function withOutFile(
   let code: number;
   try {
     code = await produce(fileDeps);
-    // A workbook's last chunks may still wait in `bytes` when the producer is done: all of them
-    // reach the file before it is renamed into place (else a cut-short zip, exit 0).
+    // A workbook's last chunks may still wait in `bytes`: all reach the file before the rename (else a cut-short zip).
     await finished(bytes.end());
   } catch (error) {
     await file.discard();

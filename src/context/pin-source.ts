@@ -53,10 +53,6 @@ export async function askPin(why: string, options: GlobalOptions, deps: CommandD
   return pin;
 }
 
-/**
- * What a schedule push was given for its PIN: the typed flag's name, the PIN from givenPin, its --schedule file and
- * that file's PIN.
- */
 interface SchedulePinSources {
   typed: '--pin' | '--pin-file' | undefined;
   pin: string | undefined;
@@ -66,9 +62,9 @@ interface SchedulePinSources {
 }
 
 /**
- * The PIN a schedule push sends on its own (the --schedule file's is in the request already):
- * typed beats the file's, which beats EXAMCTL_PIN; --clear-pin beats the variable and beside a
- * given PIN is exit 2; a null or empty file PIN gives none (docs/sync.md, "Fields left out").
+ * The PIN a schedule push sends on its own: typed beats the --schedule file's, which beats EXAMCTL_PIN; --clear-pin
+ * beats the variable and beside a given PIN is exit 2; a null or empty file PIN gives none (docs/sync.md, "Fields
+ * left out").
  */
 export async function schedulePinToSend(
   { typed, pin, file, clearPin, filePin }: SchedulePinSources,

@@ -1,7 +1,6 @@
 /**
- * The settings `config set-profile` keeps in a profile beside its target (docs/input-formats.md,
- * "Profiles"): each checked as the command that reads it would check it, so a profile never
- * holds a value every run would refuse; and how `config show` writes them.
+ * The settings a profile keeps (docs/input-formats.md, "Profiles"), each checked as the command that reads it
+ * would, so a profile never holds a value every run would refuse; and how `config show` writes them.
  */
 import { resolve } from 'node:path';
 import { expandPath, type ProfileDefaults } from './config-file.js';
@@ -33,11 +32,7 @@ export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
   });
 }
 
-/**
- * The settings to store, checked: a map file is read now (a bad one is refused here, not at 2 am)
- * and kept by its absolute path; `--map` and `--set` add to the profile's entries; a date format,
- * zone or encoding examctl cannot read is refused naming the flag.
- */
+/** A map file is read now (refused here, not at 2 am) and kept absolute; `--map` and `--set` add to the entries. */
 export async function profileSettings(
   flags: ProfileSettingFlags,
   existing: ProfileDefaults,
@@ -90,11 +85,8 @@ export async function profileSettings(
 }
 
 /**
- * `--token-file` as a profile keeps it: absolute (a relative path means "from here", but the profile is
- * used from anywhere), `~/...` as given. Read now as every run reads it (docs/remote.md, "Pointing at a
- * real platform"): a file missing, empty, not a token or writable by others is refused here, naming the
- * path, not at 2 am.
- * Returns the path to keep and what a run would warn of (a file others can read).
+ * `--token-file` kept absolute (the profile is used from anywhere), `~/...` as given, and read now as every run
+ * reads it (docs/remote.md, "Pointing at a real platform"): refused here, not at 2 am. With what a run would warn of.
  */
 export async function checkedTokenFile(given: string, deps: CommandDeps): Promise<[string, string[]]> {
   const kept = given === '~' || given.startsWith('~/') ? given : expandPath(given, deps.cwd, deps.env);
@@ -109,10 +101,7 @@ function word(text: string): string {
   return /^[^\s,"]+$/.test(text) ? text : JSON.stringify(text);
 }
 
-/**
- * A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate,
- * timezone Europe/London`.
- */
+/** In the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate, timezone Europe/London`. */
 export function settingsText(defaults: ProfileDefaults | Readonly<Record<string, unknown>>): string {
   const order: string[] = Object.values(SETTING_KEYS);
   const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);

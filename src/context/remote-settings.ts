@@ -19,10 +19,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import type { Env } from '../system/env-values.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 
-/**
- * The flags a remote target is taken from (each beats its variable and the profile: settings.ts); `cwd`: base of a
- * relative --token-file.
- */
+/** The flags a remote target is taken from (each beats its variable and the profile); `cwd`: for a relative path. */
 export type RemoteTargetInput = Pick<GlobalOptions, 'baseUrl' | 'tokenFile' | 'profile'> &
   ConfigSource & { cwd?: string };
 
@@ -37,7 +34,6 @@ export interface RemoteTarget {
   /** The file the token was read from (--token-file or the profile's tokenFile), for doctor's permissions check. */
   tokenFile?: string;
   profile?: string;
-  /** The flag, else the profile's (settings.ts). */
   concurrency?: number;
   rate?: number;
   /** Things the user should hear about on stderr (a token file readable by others). Never the token. */
@@ -61,10 +57,7 @@ export function noBaseUrlError(): UsageError {
   );
 }
 
-/**
- * The remote base URL and token, as `--target remote` would take them (settings.ts,
- * resolveSettings). Undefined when no base URL is configured anywhere; see remoteTargetOf.
- */
+/** The remote base URL and token as `--target remote` would take them; undefined when no base URL is configured. */
 export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<RemoteTarget | undefined> {
   const { resolveSettings } = await import('./settings.js');
   return remoteTargetOf(
@@ -73,11 +66,7 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
   );
 }
 
-/**
- * The remote target of resolved settings: the base URL (none: undefined), the token from
- * --token-file, EXAMCTL_TOKEN, else the profile's. No token is no error here (a dry run needs
- * none). Throws UsageError for an unreadable, empty or multi-line token file.
- */
+/** The token from --token-file, EXAMCTL_TOKEN, else the profile's; none is no error here (a dry run needs none). */
 export async function remoteTargetOf(
   settings: RunSettings,
   input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'config' | 'cwd'>,
@@ -158,9 +147,8 @@ export async function readTokenFile(
 }
 
 /**
- * Reads a file holding one secret (a token, a schedule PIN) and its mode: decoded by its BOM,
- * trimmed, opened once as a regular file and judged on that handle (docs/security.md, "The rule").
- * Empty, larger than `maxBytes` or more than one line: refused, exit 2, naming `file` (as given).
+ * A file holding one secret (a token, a PIN) and its mode: opened once as a regular file, judged on that handle
+ * (docs/security.md, "The rule"), decoded by its BOM; empty, over `maxBytes` or over one line: exit 2.
  */
 export async function readSecretFile(
   path: string,

@@ -58,7 +58,6 @@ export const SETTING_KEYS = {
   concurrency: 'concurrency',
   rate: 'rate',
 } as const;
-/** The one-value settings. */
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
 const VALUE_FLAGS = Object.entries(SETTING_KEYS).filter(
   (entry): entry is [string, ValueKey] => entry[1] !== 'mapFile' && entry[1] !== 'map' && entry[1] !== 'set',
@@ -79,10 +78,7 @@ export interface RunSettings {
     /** Where the config file writes its mapFile, for a refusal. */
     mapFileAt?: string;
   };
-  /**
-   * The config file's profile the target takes its base URL and token from (the used one, also when a journal replays
-   * another's settings).
-   */
+  /** The config file's profile the target takes its base URL and token from (also when a journal replays another's). */
   record?: Profile & { name: string; via: string };
   /** The default profile this run does not use, and why. */
   setAside?: { name: string; why: string };
@@ -91,9 +87,8 @@ export interface RunSettings {
 }
 
 /**
- * The one place a run's settings are resolved (flag > environment > named profile > default
- * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
- * resume, runs show), null for none; it stands in for today's for the record settings.
+ * The one place a run's settings are resolved (flag > environment > named profile > default profile > built-in).
+ * `replay`: the profile a run's journal says it read its input with (null: none), standing in for today's.
  */
 export async function resolveSettings(
   flags: SettingFlags,
@@ -193,9 +188,8 @@ export async function resolveSettings(
 }
 
 /**
- * --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen
- * profile's (named, else the default one), else local. `unused`: the variables
- * naming another target; a flag naming another is exit 2 (a typed flag wins no guess).
+ * --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen profile's, else local. `unused`: the
+ * variables naming another target; a flag naming another is exit 2 (a typed flag wins no guess).
  */
 function targetOf(
   flags: SettingFlags,
@@ -285,10 +279,7 @@ export const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const;
 
-/**
- * The fields (by fieldKey) a flag or the --schedule file gives (null or blank: none), each by what gives it; a `--set`
- * of one: exit 2.
- */
+/** The fields (by fieldKey) a flag or the --schedule file gives, each by what gives it; a `--set` of one: exit 2. */
 async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
   const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
   const given = new Map<string, string>();
@@ -317,9 +308,8 @@ async function givenFields(flags: object, cwd: string | undefined): Promise<Map<
 const INPUT_KEYS = ['dateFormat', 'timezone', 'mapFile', 'map', 'set', 'encoding', 'ignoreUnknownColumns'];
 
 /**
- * What the profile gave this run, for its stderr line and its report's header: each setting the
- * command reads (its flags, all when unknown; a remote's concurrency and rate only there) no flag
- * beat, map and set entries onto its records' fields; no input setting when given no record file.
+ * What the profile gave this run (its stderr line, its report's header): each setting the command reads (its flags;
+ * concurrency and rate only for a remote) no flag beat, map and set entries onto its records' fields.
  */
 export async function profileNote(
   settings: RunSettings,

@@ -1,8 +1,6 @@
 /**
- * The HTTP exchanges with a state service that keeps the sync memory, one bounded request at a
- * time through the remote client's undici helpers (src/api/http-pool.ts); their bounds, attempts
- * and credentials: docs/sync.md, "A state service". Every text the service sends passes the
- * redaction gate before any sink sees it.
+ * A state service's exchanges, one bounded request at a time (docs/sync.md, "A state service"); every text it sends
+ * passes the redaction gate before any sink sees it.
  */
 import { redactUrl } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,10 +19,7 @@ const DEFAULT_EXCHANGE_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 const ATTEMPTS = 3;
 
-/**
- * `--sync-dir`, else EXAMCTL_SYNC_DIR, as the admin gave it (a blank one is not given); undefined:
- * the default directory beside the runs directory (docs/sync.md).
- */
+/** `--sync-dir`, else a non-blank EXAMCTL_SYNC_DIR; undefined: the default beside the runs directory (docs/sync.md). */
 export function givenSyncDir(flag: unknown, env: Env): string | undefined {
   const fromFlag = typeof flag === 'string' && flag.trim() !== '';
   const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
@@ -61,9 +56,8 @@ export interface StateHttp {
 }
 
 /**
- * Checks an address of the state service (the memory's, its lock's): http(s), no user name,
- * password, query or fragment (credentials come from the environment; a query could carry a
- * secret into the run journal), plain http only to this machine.
+ * An address of the state service: http(s), plain http only to this machine, no user name, password, query or
+ * fragment (credentials come from the environment; a query could carry a secret into the run journal).
  */
 export function checkStateAddress(address: string, what: string): URL {
   const url = secretFreeUrl(address, what, 'give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD', '');
@@ -76,7 +70,6 @@ export function checkStateAddress(address: string, what: string): URL {
   return url;
 }
 
-/** The client of the state service at `address`, with the credentials of the environment. */
 export function openStateHttp(address: string, env: Env): StateHttp {
   checkStateAddress(address, 'the sync memory address');
   const username = nonEmpty(env.EXAMCTL_SYNC_USERNAME);
@@ -98,8 +91,7 @@ export function openStateHttp(address: string, env: Env): StateHttp {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as
-      // the platform's client).
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound the answer to CONNECT.
       const undiciMs = proxy === undefined ? 0 : deadlineMs;
       const dispatcher = openDispatcher(url.origin, {
         connections: 1,
@@ -168,8 +160,7 @@ export function openStateHttp(address: string, env: Env): StateHttp {
               `the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`,
             );
           }
-          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the
-          // run, and its lock, as long again.
+          // An answer dripping past the timeout is never tried again: a retry would hold the run and its lock as long.
           if (pastDeadline(error, http)) {
             throw new TargetError(
               `the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`,
@@ -214,10 +205,7 @@ function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, 
   );
 }
 
-/**
- * The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run)
- * never compiles it.
- */
+/** undici (~0.5 MB of script), loaded on the first exchange: a run without a state service never compiles it. */
 const httpClient = async () => ({
   ...(await import('../api/http-pool.js')),
   ...(await import('../api/remote-client.js')),

@@ -1,31 +1,20 @@
 /** Finding the local store the way git finds `.git`, and where the search stops: docs/cli.md, "The local store". */
 import { dirname, join, posix, relative, resolve, win32 } from 'node:path';
 
-/**
- * Whether two resolved paths name the same directory. Windows and macOS file systems are
- * case-insensitive by default (and Windows drive letters come in either case: `c:\` from one
- * tool, `C:\` from another), so there the comparison ignores case; elsewhere it is exact.
- */
+/** Case-insensitive on Windows and macOS, as their file systems are (`c:\` from one tool, `C:\` from another). */
 export function samePath(a: string, b: string, platform: NodeJS.Platform = process.platform): boolean {
   if (platform === 'win32' || platform === 'darwin') return a.toLowerCase() === b.toLowerCase();
   return a === b;
 }
 
-/**
- * The fs questions the search asks; the CLI answers them with the store's own check (its CURRENT file) and the trust
- * rule.
- */
+/** The fs questions the search asks; the CLI answers with the store's CURRENT file and the trust rule. */
 interface StoreProbe {
   isStore(dir: string): Promise<boolean>;
-  /**
-   * Why the search must not look in `dir` nor above it (a folder another user owns or group or
-   * others can write: what is found there could be theirs), or undefined. Absent: no such stop.
-   */
+  /** Why the search must not look in `dir` nor above it (a store found there could be another user's). */
   stopAt?(dir: string): Promise<string | undefined>;
 }
 
 export interface StoreDiscovery {
-  /** Absolute path of the store to use. */
   store: string;
   /** True when an existing store was found (here or in a parent); false: the current directory's, not there yet. */
   found: boolean;
@@ -65,11 +54,7 @@ export async function discoverStore(options: {
   return { store: join(resolve(options.cwd), options.storeName), found: false };
 }
 
-/**
- * The line naming the store when it is not the obvious one (a parent's), so nobody writes to a
- * store they did not mean: `using the local store ../../.examctl-store (found in a parent directory)`.
- * Undefined when the store is the current directory's.
- */
+/** The line naming a parent's store, so nobody writes to a store they did not mean; undefined for the cwd's. */
 export function describeDiscovery(discovery: StoreDiscovery, cwd: string): string | undefined {
   if (!discovery.found || samePath(dirname(discovery.store), resolve(cwd))) return undefined;
   return `using the local store ${relative(resolve(cwd), discovery.store)} (found in a parent directory: ${discovery.store})`;

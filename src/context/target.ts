@@ -98,10 +98,7 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
   return realPathOf(namedStorePath(options, deps));
 }
 
-/**
- * A path as the OS resolves it (links, Windows' letter
- * case), as far as it exists: one store, one path.
- */
+/** A path as the OS resolves it (links, Windows' letter case), as far as it exists: one store, one path. */
 async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
   return (
@@ -110,10 +107,7 @@ async function realPathOf(path: string): Promise<string> {
   );
 }
 
-/**
- * Whether `recorded` is the store `target` by its path (`path`), or
- * holds no store now (`gone`: moved? its heads tell: memory-files.ts).
- */
+/** Whether `recorded` is the store `target` by its path (`path`), or holds no store now (`gone`: memory-files.ts). */
 export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget) {
   if (recorded.kind !== 'local') return;
   const path = await realPathOf(recorded.store);
@@ -128,10 +122,7 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
   return !!two && one?.ino !== 0n && one?.dev === two.dev && one?.ino === two.ino;
 }
 
-/**
- * Refuses (exit 2) a store another user owns or could change, or where they could (trusted-place.ts).
- * `ownerOnly`: a store found by searching must be the user's own, not even root's.
- */
+/** Exit 2 for a store another user owns or could change (trusted-place.ts); `ownerOnly`: not even root's. */
 export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
   await assertDirectoryTrusted('the local store', store, currentTrustContext(deps.env), { ownerOnly });
 }
@@ -173,9 +164,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
   });
 }
 
-/**
- * The target of a command (docs/cli-contract.md, "Targets") and the stderr line saying what it took.
- */
+/** The target of a command (docs/cli-contract.md, "Targets") and the stderr line saying what it took. */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
   const settings = await resolveSettings(options, deps, deps.runProfile, deps.cwd);
@@ -194,8 +183,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
     const remote = await remoteTargetOf(settings, { ...deps, tokenFile: options.tokenFile });
     if (!remote) throw noBaseUrlError();
-    // A profile's URL the client would refuse is refused here, naming the config file's line; a hint to set it
-    // (doctor's too) names the key alone.
+    // Refused here, naming the config file's line; a hint to set it (doctor's too) names the key alone.
     const placed = settingText(settings.baseUrl, 'baseUrl');
     if (placed !== undefined) parseBaseUrl(remote.baseUrl, options.allowInsecureHttp ?? false, placed.origin);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl', false)?.origin);
@@ -234,8 +222,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   const profile = await profileNote(settings, options as SettingFlags, deps);
   // What named the other target: a URL beside --target remote, a resume's journal.
   if (profile?.why) profile.why = profile.why.replace(settings.target.from, from);
-  // The token itself never: where it was read, and from which profile when not the one the settings are from (a
-  // resume's --profile).
+  // Where the token was read, never the token, and from which profile when not the settings' (a resume's --profile).
   const stored =
     target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true
       ? target.tokenSource === 'profile'
@@ -370,10 +357,7 @@ export function storeCreatedLine(store: string): string {
   return `created local store at ${store} from ${DEMO_WORLD}`;
 }
 
-/**
- * The real targets. Local: the engine over the store, created from the demo world on first use
- * (said on stderr); a dry run without a store validates only and creates nothing.
- */
+/** Local: the engine over the store, made from the demo world on first use; a dry run without one only validates. */
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
     if (dryRun) {
@@ -388,7 +372,6 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
     return null;
   };
-  // Known before the engine loads: a dry run with no store never needs it.
   if (dryRun && !(await storeExists(target.store))) return noStoreYet();
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
   if (!dryRun) await ensureStore(target.store, deps);
@@ -397,7 +380,6 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
   });
-  // None: it went away since.
   return api ?? noStoreYet();
 };
 
@@ -456,9 +438,7 @@ export async function storeHead(
   return (api.storeHead?.(asked) ?? Promise.resolve(undefined)).finally(() => api.close());
 }
 
-/**
- * The local directory for prompts: the store read-only, or with none yet the demo world it will be.
- */
+/** The local directory for prompts: the store read-only, or with none yet the demo world it will be. */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;
   const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/local-target.js');

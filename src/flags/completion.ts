@@ -1,8 +1,4 @@
-/**
- * `examctl completion bash|zsh|fish|powershell`: shell completion generated from the commander tree itself,
- * so a new command or flag is completed without editing a script. Pure: returns the script text; installed
- * as its `--help` examples say (completion.options.ts); bash's script keeps to bash 3.2.
- */
+/** Shell completion generated from the commander tree, so a new flag needs no script edit; bash's keeps to bash 3.2. */
 import type { Command, Option } from 'commander';
 import { REFUSED_GLOBALS } from './option-table.js';
 
@@ -76,8 +72,7 @@ export function commandTree(program: Command): CommandNode {
     ],
   });
   const root = walk(program, []);
-  // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment`
-  // topic.
+  // `help <command...>` completes the command tree below it, plus the `environment` topic.
   const [help] = root.children.splice(
     root.children.findIndex((child) => child.path[0] === 'help'),
     1,
@@ -267,10 +262,7 @@ function psArray(words: readonly string[]): string {
   return `@(${words.map(psQuoted).join(', ')})`;
 }
 
-/**
- * PowerShell (5.1 and 7): a native argument completer over the same tree as bash's (a path option gives
- * nothing, so PowerShell offers file names), for `examctl` and the `examctl.cmd`/`.ps1` shims npm installs.
- */
+/** PowerShell 5.1 and 7 (a path option gives nothing: it offers file names), with the `.cmd`/`.ps1` shims. */
 function powershellCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);

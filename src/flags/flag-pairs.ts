@@ -7,10 +7,7 @@ import type { FlagNeed, Spec, SpecTable } from './option-table.js';
  * refused before the command runs (E2000, docs/cli.md, "Flags"): no behaviour checks a pair by hand.
  */
 
-/**
- * Every option of `specs` refused without one of `anyOf` (`--max-prune needs --prune-memberships`); checked before
- * the needs declared inside it (an outer `needing(['--file'])` is said first).
- */
+/** Every option of `specs` refused without one of `anyOf`; checked before the needs declared inside it. */
 export function needing<const T extends readonly Spec[]>(
   anyOf: readonly string[],
   why: string | undefined,
@@ -34,11 +31,7 @@ function either(flags: readonly string[]): string {
   return flags.length < 2 ? (flags[0] ?? '') : `${flags.slice(0, -1).join(', ')} or ${flags.at(-1)}`;
 }
 
-/**
- * The refusal of the first flag of `table` given to `command` (on its command line: commander records where each
- * value came from, a default is not given) without a flag it needs or with one it excludes; undefined when every
- * pair holds.
- */
+/** The refusal of the first flag of `table` given on the command line (a default is not given) whose pair fails. */
 export function pairingRefusal(table: SpecTable, command: Command): UsageError | undefined {
   const given = (flags: string): boolean => {
     const source = command.getOptionValueSource(new Option(flags).attributeName());

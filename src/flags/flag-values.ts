@@ -1,7 +1,4 @@
-/**
- * The one place a flag's value is read as a number, a duration, a date or a share, so every command
- * reads and refuses one in the same words; what else it promises: docs/architecture.md, "Add a flag".
- */
+/** Every command reads and refuses a number, duration, date or share in the same words: docs/architecture.md. */
 import { InvalidArgumentError } from 'commander';
 import { parseDateTime } from '../domain/date-time.js';
 
@@ -74,18 +71,12 @@ export function duration(name: string) {
   };
 }
 
-/**
- * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that `instantOf`
- * resolves against the command's clock, so a parser never reads the clock.
- */
+/** An instant (epoch ms), or an age (ms) `instantOf` resolves against the command's clock (no parser reads it). */
 type DateOrAge = { readonly at: number } | { readonly ago: number };
 
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-/**
- * `2026-11-01` (00:00 UTC), an RFC 3339 instant with its zone (one without is refused, not guessed), or a
- * duration as `parseDuration` reads it (`7d`: that long ago).
- */
+/** `2026-11-01` (00:00 UTC), an RFC 3339 instant with its zone (none: refused, not guessed), or `7d` (ago). */
 export function parseDateOrAge(text: string): DateOrAge | undefined {
   const value = text.trim();
   const instant = parseDateTime(DAY_ONLY.test(value) ? `${value}T00:00:00Z` : value);

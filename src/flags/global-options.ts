@@ -18,10 +18,7 @@ export const DRY_RUN_OUT = '--out writes a file, which --dry-run never does: lea
 
 const HOW_IT_PRINTS = { notKept: 'how this invocation prints; runs resume and runs show take their own' };
 
-/**
- * The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every
- * command; a run's journal keeps each unless it says why not.
- */
+/** docs/cli-contract.md, "Global options"; a run's journal keeps each unless it says why not. */
 export const GLOBAL_OPTIONS = allKept([
   ...grouped(HELP_GROUP.target, [
     brief(
@@ -196,10 +193,7 @@ export const GLOBAL_OPTIONS = allKept([
 
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
 
-/**
- * What is left of a command's options once it took out its own flags (`const { file, ...globals } = options`):
- * a flag of the command's table it never took out fails the type check here.
- */
+/** What is left once a command took out its own flags: one it never took out fails the type check here. */
 export function onlyGlobals<T extends GlobalOptions>(
   globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never },
 ): GlobalOptions {

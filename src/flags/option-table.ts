@@ -18,17 +18,12 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
   readonly always: Always;
   readonly mandatory?: boolean;
-  /**
-   * Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice.
-   */
+  /** Taken more than once, every value in order; any other flag with a value is refused when given twice. */
   readonly repeatable?: boolean;
   /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
   readonly kept?: JournalKeeping;
-  /**
-   * A global flag every command takes, and why; any other global flag only a command that declares it
-   * (taken-flags.ts).
-   */
+  /** A global flag every command takes, and why; any other only a command that declares it (taken-flags.ts). */
   readonly everyCommand?: string;
   /** The flag's one line in `--help` (see `brief`); the description is its full text. */
   readonly summary?: string;
@@ -69,28 +64,20 @@ export type Spec = OptionSpec | ArgumentSpec;
  */
 type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 
-/** The spec with the journal's keeping of its value (see JournalKeeping). */
 export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {
   return { ...spec, kept: keeping };
 }
 
-/** A global flag every command takes (`why`: what it means to any command). */
 export function everyCommand<const S extends OptionSpec>(spec: S, why: string): S & { readonly everyCommand: string } {
   return { ...spec, everyCommand: why };
 }
 
-/**
- * Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable
- * command's table).
- */
+/** Every spec kept by the journal (runs resume continues with it) unless it says otherwise. */
 export function allKept<const T extends readonly Spec[]>(specs: T): T {
   return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
 }
 
-/**
- * The option names (commander's attributes, argument keys) the journal keeps of `tables`, and those of them kept with
- * their file's digest.
- */
+/** The option names (commander's attributes, argument keys) the journal keeps, and those kept with a digest. */
 export function keptNames(...tables: readonly SpecTable[]): KeptOptions {
   const kept: KeptOptions = { names: [], digested: [] };
   for (const spec of tables.flat()) {
@@ -102,7 +89,6 @@ export function keptNames(...tables: readonly SpecTable[]): KeptOptions {
   return kept;
 }
 
-/** What a run journal keeps of a command's options (see JournalKeeping). */
 export interface KeptOptions {
   readonly names: string[];
   readonly digested: string[];
@@ -146,7 +132,6 @@ export type OptionsOf<T extends SpecTable> = Flatten<
   }
 >;
 
-/** A flag declared with a default is always set (`Always` of its spec). */
 type Given<D> = [D] extends [undefined] ? false : true;
 
 function withDefault<S extends object>(spec: S, defaultValue: unknown): never {
@@ -206,7 +191,6 @@ export function repeatableFields(description: string): OptionSpec<'--set <Field=
   return { ...repeatable('--set <Field=value>', description), parse };
 }
 
-/** One of a fixed set of words. */
 export function choice<
   const F extends string,
   const C extends readonly string[],
@@ -215,7 +199,6 @@ export function choice<
   return withDefault({ kind: 'option', flags, description, choices }, defaultValue);
 }
 
-/** A positional argument, handed to the command as `options[key]`. */
 export function argument<const K extends string, const S extends string>(
   key: K,
   syntax: S,
@@ -224,7 +207,6 @@ export function argument<const K extends string, const S extends string>(
   return { kind: 'argument', key, syntax, description };
 }
 
-/** A positional argument that is one of a fixed set of words. */
 export function argumentChoice<const K extends string, const S extends string, const C extends readonly string[]>(
   key: K,
   syntax: S,
@@ -288,7 +270,6 @@ export function shownWithItsPositive(option: Option): boolean {
 /** A command with more flags than this shows them under their groups' headings in `--help`. */
 export const HELP_GROUPS_ABOVE = 10;
 
-/** The heading of flags declared before any group. */
 const DEFAULT_HELP_GROUP = 'Options';
 
 /** The `--help` headings the record commands share, so that one kind of flag has one heading everywhere. */
@@ -310,10 +291,7 @@ export function grouped<const T extends readonly Spec[]>(group: string, specs: T
   ) as unknown as T;
 }
 
-/**
- * Registers a table's flags and arguments on a commander command, in order, under group headings past
- * HELP_GROUPS_ABOVE.
- */
+/** A table's flags and arguments on a commander command, in order, under group headings past HELP_GROUPS_ABOVE. */
 export function registerSpecs(command: Command, table: SpecTable): Command {
   const headed = table.filter((spec) => spec.kind === 'option').length > HELP_GROUPS_ABOVE;
   // A flag without a group of its own is under the heading of the flag before it (OptionSpec.group).
@@ -382,7 +360,6 @@ export function takeTableFlags<O extends object, const T extends SpecTable>(
   return [taken, rest] as never;
 }
 
-/** The positional argument keys of a table, in order, to name what commander hands the action. */
 export function argumentKeys(table: SpecTable): string[] {
   return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
 }

@@ -25,20 +25,15 @@ const GLOBAL_LONGS = GLOBAL_OPTIONS.flatMap((spec: OptionSpec) => {
   return long === undefined ? [] : [{ long, flag: takenFor(long), everyCommand: spec.everyCommand !== undefined }];
 });
 
-/** The flag a command takes for `typed` (`--no-strict`: `--strict`). */
 function takenFor(typed: string): TakenFlag {
   return typed.replace('--no-', '--') as TakenFlag;
 }
 
-/** Every TakenFlag, in the global table's order. */
 export const TAKEN_FLAGS = GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) =>
   everyCommand || long !== flag ? [] : [flag],
 );
 
-/**
- * The global flags, as typed, a command that takes `takes` refuses (a negation with its flag): completion leaves
- * them out.
- */
+/** The global flags, as typed, a command that takes `takes` refuses: completion leaves them out. */
 export function refusedGlobalFlags(takes: readonly TakenFlag[]): string[] {
   return GLOBAL_LONGS.flatMap(({ long, flag, everyCommand }) => (everyCommand || takes.includes(flag) ? [] : [long]));
 }
@@ -79,19 +74,14 @@ export const SENDING_FLAGS = [
   '--strict',
 ] as const satisfies readonly TakenFlag[];
 
-/** A command as its refusals name it. */
 export interface TakingCommand {
-  /** `user sync` */
   readonly name: string;
   readonly takes: readonly TakenFlag[];
   /** It writes a file of its own with `--out` (what `--report` or `--dry-run` given there meant). */
   readonly writesOut: boolean;
 }
 
-/**
- * The first flag given (`given`: the parsed options, global ones included) that `command` does not take, as
- * typed (`--no-strict` for a `strict` of false); undefined when it takes all it was given.
- */
+/** The first flag given that `command` does not take, as typed (`--no-strict` for a `strict` of false). */
 export function refusedFlag(command: TakingCommand, given: Readonly<Record<string, unknown>>): string | undefined {
   for (const flag of TAKEN_FLAGS) {
     const value = given[attributeOf(flag)];

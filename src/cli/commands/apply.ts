@@ -25,10 +25,7 @@ import type { ApplyOptions } from './apply.options.js';
 /** The global flags that name a file or directory: apply's own, read from where apply runs (docs/plan.md, "Apply"). */
 const TYPED_PATHS = ['store', 'tokenFile', 'report', 'runsDir'] as const;
 
-/**
- * `examctl apply PLAN`: the plan's command run again from the plan's kept inputs, its settings and
- * target, each request checked against the plan's (docs/plan.md, "Apply").
- */
+/** The plan's command run again from its kept inputs, settings and target, each request checked (docs/plan.md). */
 export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, deps: CliDeps, _target: TargetOf) {
   const options = onlyGlobals(globals);
   const path = resolve(deps.cwd, given);
@@ -46,8 +43,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   // Apply's own paths mean where apply was typed; the plan's (its inputs, its --store) where the plan was made.
   for (const name of TYPED_PATHS)
     if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
-  // Never asks, at a terminal or not, on either target: the plan a person reviewed is the confirmation (docs/plan.md,
-  // "At a terminal").
+  // Never asks: the plan a person reviewed is the confirmation (docs/plan.md, "At a terminal").
   const runOptions: Record<string, unknown> = {
     ...plan.options,
     ...flags,

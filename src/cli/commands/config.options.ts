@@ -10,10 +10,7 @@ import {
 } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
-/**
- * The settings a profile keeps beside its target: how exports are read and how results are written
- * (docs/input-formats.md, "Profiles").
- */
+/** How exports are read and results written, kept in a profile (docs/input-formats.md, "Profiles"). */
 export const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief(
     'map file record commands read exports with',

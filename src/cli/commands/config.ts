@@ -20,15 +20,9 @@ import { checkedTokenFile, profileSettings, settingsText, unsetKeys } from '../.
 import { PROFILE_SETTINGS, type ConfigProfileNameOptions, type ConfigSetProfileOptions } from './config.options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
-/*
- * `examctl config ...`: the profiles of the user's config file, one handler per subcommand.
- * No output ever holds a token value.
- */
+/* `examctl config ...`: no output ever holds a token value. */
 
-/**
- * `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest
- * its settings.
- */
+/** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values. */
 export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
   const [{ unset, ...settings }, { name: given, default: makeDefault, ...globals }] = takeTableFlags(
     all,
@@ -75,10 +69,7 @@ export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandD
   return 0;
 }
 
-/**
- * What login or set-profile changed in a profile: `[what, before, now]` (a URL now is checked; before, maybe
- * hand-written).
- */
+/** What login or set-profile changed in a profile: `[what, before, now]` (before: maybe hand-written). */
 export async function sayChanged(
   name: string,
   changes: [string, string?, string?][],

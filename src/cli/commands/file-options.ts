@@ -23,10 +23,7 @@ const SHEET_OPTION = brief(
   'the first visible',
 );
 
-/**
- * Rows of an .xlsx input hidden among the data (a filter, or by hand): a sheet with such rows is
- * refused unless this says which the admin means (docs/input-formats.md, ".xlsx", "Hidden rows").
- */
+/** A sheet with hidden rows is refused unless this says which are meant (docs/input-formats.md, "Hidden rows"). */
 const HIDDEN_ROWS_OPTION = brief(
   'hidden .xlsx rows (a filter): include or skip',
   choice(
@@ -49,10 +46,7 @@ export const NO_BOM_OPTION = brief(
   ),
 );
 
-/**
- * The delimiter of CSV that examctl writes with no input to answer (a run report answers in its
- * input's): `;` is what Excel in a locale with a decimal comma (German, French...) splits on.
- */
+/** Of CSV written with no input to answer: `;` is what Excel splits on in a locale with a decimal comma. */
 export const DELIMITER_OPTION = brief(
   "csv output: ',', ';' or tab",
   choice(
@@ -92,10 +86,7 @@ export const MAP_FILE_OPTION = kept(
   'with-digest',
 );
 
-/**
- * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
- * declared once, taken by every command that reads records. Also a profile's defaults.
- */
+/** How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"); a profile's too. */
 export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   MAP_OPTION,
   MAP_FILE_OPTION,
@@ -151,10 +142,7 @@ export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   ...RECORD_INPUT_OPTIONS,
 ] as const);
 
-/**
- * How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command
- * that sent it did.
- */
+/** FILE_OPTIONS but --only-failed: `synced adopt` reads an export as the command that sent it did. */
 export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
   IGNORE_UNKNOWN_COLUMNS_OPTION,
   ...SHEET_OPTIONS,

@@ -67,9 +67,7 @@ export async function run(
             removedByLostAttempt(answer) ??
             (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined)
         : removedByLostAttempt,
-    // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot
-    // tell).
-    // A failed 319 (every error of the item one) was not an invigilator: named too.
+    // Who is no longer an invigilator, named after the summary; a failed 319 (not an invigilator) too.
     remember: (_unit, id, outcome) =>
       outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
         ? undefined
@@ -110,8 +108,7 @@ async function invigilatorsRemoveInput(
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map(({ id, source }, index): InputRecord => {
-    // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked
-    // against it.
+    // A report fed back with --only-failed is checked against the schedule its rows name.
     const rows = [
       {
         line: source.line,
@@ -141,10 +138,7 @@ const REMOVAL_REPORT_HEADER: readonly string[] = [...SOURCE_COLUMNS, SCHEDULE_CO
 /** How many ids the line names before it only counts. */
 const NAMED_IDS = 20;
 
-/**
- * What became of an id: removed by this run, not an invigilator (319), or gone with no telling which (a resend of an
- * interrupted attempt's).
- */
+/** Removed by this run, not an invigilator (319), or gone with no telling which (an interrupted attempt's resend). */
 interface RemovedId {
   id: string;
   was: 'removed' | 'absent' | 'unknown';
@@ -171,10 +165,7 @@ async function sayWhoWasRemoved(
   }
 }
 
-/**
- * The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else
- * asked.
- */
+/** The ids to remove and where each was given: arguments, then --file (not-ok ones with --only-failed), else asked. */
 async function idEntries(
   {
     scheduleExtId,
@@ -218,10 +209,7 @@ async function idEntries(
   return entries;
 }
 
-/**
- * No id at all (none given, a --file without ids, prompts off): exit 2 naming the API's code 100 for such a
- * list (docs/interpretations.md, "Invigilators"); `why` says why nobody was asked.
- */
+/** No id at all: exit 2 naming the API's code 100 for such a list (docs/interpretations.md, "Invigilators"). */
 function noInvigilatorIds(why?: string): UsageError {
   return new UsageError(
     `no invigilator user ids: give them as arguments or with --file (${why === undefined ? '' : `${why}; `}${EMPTY_LIST_REFUSAL})`,

@@ -49,8 +49,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     ([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase(),
   );
   if (twin) {
-    // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and
-    // Windows.
+    // Two profiles may share a path; one only letter case tells apart is one file on macOS and Windows.
     const [other, shared] = [twin[0], tokenFileOf(twin[1]) === file ? 'too' : 'on macOS and Windows'];
     throw new UsageError(
       `examctl login: ${file} is profile ${other}'s token file ${shared}; nothing was changed: ` +
@@ -101,10 +100,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   return 0;
 }
 
-/**
- * The token piped in (gh's `--with-token`): stdin read and refused as a `--token-file` is (the
- * encodings: docs/windows.md), never stored to be answered 401.
- */
+/** The token piped in (gh's `--with-token`): refused as a token file is (docs/windows.md), never kept for a 401. */
 async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   const stdin = deps.stdin ?? process.stdin;
   const chunks: Buffer[] = [];
@@ -129,10 +125,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   return token;
 }
 
-/**
- * The token is asked about before it is kept, with doctor's probe, retried as every request is
- * (docs/remote.md, "Limits, timeouts, retries"): a token stored unchecked is the next run's surprise.
- */
+/** Checked with doctor's probe before it is kept (docs/remote.md): one kept unchecked is the next run's surprise. */
 async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { authorisedVerdict }] = await Promise.all([
     import('../../api/remote-probe.js'),

@@ -34,9 +34,7 @@ import { leaverRows } from '../../sync/run-show-leavers.js';
  * run continued by the command that started it, with its recorded options.
  */
 
-/**
- * The run `wanted` names, after the runs directory and the run itself passed the ownership checks (exit 2 otherwise).
- */
+/** The run `wanted` names, once the runs directory and the run passed the ownership checks (exit 2 otherwise). */
 async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps): Promise<string> {
   const trust = trustOf(deps);
   await assertTrustedRunsDir(runsDir, trust);
@@ -45,7 +43,6 @@ async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps):
   return id;
 }
 
-/** `runs list` (pipeline/run-listing.ts). */
 export async function runList({ since, ...globals }: RunsListOptions, deps: CommandDeps): Promise<number> {
   return listRunsOut(since, onlyGlobals(globals), deps);
 }
@@ -66,7 +63,6 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   }
 }
 
-/** `runs prune` (pipeline/run-listing.ts). */
 export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
   return pruneRunsOut({ maxAgeMs: olderThan, all }, onlyGlobals(globals), deps);
 }
@@ -104,7 +100,6 @@ async function resumeRun(
     let pin = await givenPin({ pin: pinFlag, pinFile }, pinned ? deps : { ...deps, env });
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry)
       throw new RunJournalError(

@@ -13,10 +13,7 @@ export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [
   ),
 ] as const);
 
-/**
- * --changed-only, the nightly sync's flag, and --allow-old-file (src/sync/replayed-file.ts): on user sync and schedule
- * push.
- */
+/** --changed-only, the nightly sync's flag, and --allow-old-file (src/sync/replayed-file.ts). */
 export const [CHANGED_ONLY_OPTION, ALLOW_OLD_FILE_OPTION] = grouped(HELP_GROUP.nightlySync, [
   brief(
     'send only records changed since the last acknowledged run',
@@ -65,9 +62,7 @@ export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
   ),
 ] as const);
 
-/**
- * --really-new-ids (docs/input-formats.md, "Leading zeros"; src/sync/lost-zeros.ts): on user sync and schedule push.
- */
+/** docs/input-formats.md, "Leading zeros"; src/sync/lost-zeros.ts. */
 export const [REALLY_NEW_IDS_OPTION] = grouped(HELP_GROUP.request, [
   brief(
     'ids alike but for leading zeros: other ones',

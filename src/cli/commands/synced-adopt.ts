@@ -62,10 +62,7 @@ export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, targe
   return code;
 }
 
-/**
- * `synced adopt-schedules --file FILE [schedule push's flags]` (docs/sync.md, "When the memory is
- * lost"): the requests as `schedule push` builds them from the same flags, never asking.
- */
+/** `synced adopt-schedules` (docs/sync.md, "When the memory is lost"): the requests as `schedule push` builds them. */
 export async function runAdoptSchedules(
   { syncDir, pin, pinFile, ...rest }: SyncedAdoptSchedulesOptions,
   deps: CommandDeps,
@@ -98,10 +95,7 @@ export async function runAdoptSchedules(
   );
 }
 
-/**
- * `synced adopt-collections --file FILE`: collections recorded as examctl made them, the way back for one
- * whose request was cut short, once checked on the platform.
- */
+/** `synced adopt-collections`: the way back for a collection whose request was cut short, checked on the platform. */
 export async function runAdoptCollections(
   all: SyncedAdoptCollectionsOptions,
   deps: CommandDeps,
@@ -135,10 +129,7 @@ interface AdoptedFile<P> {
   entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
 }
 
-/**
- * The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted
- * (src/sync/adopt.ts) and told.
- */
+/** The file's structure checked first (malformed: exit 2, the memory untouched), then adopted (src/sync/adopt.ts). */
 async function adopt<P>(
   kind: SyncKind,
   input: AdoptedFile<P>,

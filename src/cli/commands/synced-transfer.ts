@@ -46,11 +46,7 @@ function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>, newestRun
   return newestRun === undefined || said ? words : `${words}; newest run ${newestRun ?? '-'}`;
 }
 
-/**
- * `synced export --out FILE`: the target's whole memory as one file (0600: it holds names and
- * links), naming its target, store instance, format and newest run, with a checksum. Through
- * the output gate (context/out-file.ts): a failed export leaves the file that was there.
- */
+/** `synced export --out FILE`, 0600 (names and links), through the output gate: a failed export leaves the old file. */
 export async function runExport(
   { out, syncDir, ...globals }: SyncedExportOptions,
   deps: CommandDeps,
@@ -81,11 +77,7 @@ export async function runExport(
   return 0;
 }
 
-/**
- * `synced import FILE`: the target's memory replaced by the file, under the memory's lock; a
- * file of another target or store instance, a damaged one, or one older than the memory there
- * (without --force) is exit 2 with nothing written.
- */
+/** `synced import FILE`: the target's memory replaced by the file, under the memory's lock. */
 export async function runImport(
   { file, force, syncDir, ...globals }: SyncedImportOptions,
   deps: CommandDeps,
@@ -134,8 +126,7 @@ export async function runImport(
       `imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`,
     );
   }
-  // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back,
-  // also with --json.
+  // Forced over a newer memory: what the runs since did is forgotten, said with its cost and the way back.
   if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
     await say(
       deps,
@@ -145,10 +136,7 @@ export async function runImport(
   return 0;
 }
 
-/**
- * `synced unlock <lock-id>`: a state service's lock left by a run that was killed, released (as terraform
- * force-unlock).
- */
+/** `synced unlock <lock-id>`: a state service's lock a killed run left, released (as terraform force-unlock). */
 export async function runUnlock(
   { lockId, syncDir, ...globals }: SyncedUnlockOptions,
   deps: CommandDeps,

@@ -5,8 +5,6 @@ import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTION
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 import { TARGET_FLAGS } from '../../flags/taken-flags.js';
 
-/** `synced show` and `synced forget`: which memories only. */
-const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
 const SYNCED_EXPORT_OPTIONS = [
   brief(
     'the file to write (0600)',
@@ -88,7 +86,7 @@ export const SYNCED_SHOW = declareCommand({
     'examctl synced show --json',
     'EXAMCTL_SYNC_DIR=https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl examctl synced show',
   ],
-  options: SYNC_DIR_ONLY_OPTIONS,
+  options: [SYNC_DIR_OPTION] as const,
   takes: ['--dry-run'],
 });
 
@@ -97,7 +95,7 @@ export const SYNCED_FORGET = declareCommand({
   description:
     'forget the target\'s sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, "When the memory is lost")',
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
-  options: SYNC_DIR_ONLY_OPTIONS,
+  options: [SYNC_DIR_OPTION] as const,
   takes: TARGET_FLAGS,
 });
 

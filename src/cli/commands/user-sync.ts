@@ -56,10 +56,7 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
   );
 }
 
-/**
- * A file run, with the sync memory (docs/sync.md): fed by every real run, read for --changed-only,
- * --disable-missing and --prune-memberships.
- */
+/** A file run, with the sync memory (docs/sync.md): fed by every real run, read by the nightly-sync flags. */
 async function syncFile(
   input: Parameters<typeof userSyncInput>[0] & Pick<UserSyncOptions, 'onlyFailed'>,
   flags: UserSyncFlags,
@@ -115,10 +112,7 @@ const DISABLED_NOTE: SummaryNote = {
   words: () => 'disabled (not in the file)',
 };
 
-/**
- * --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says
- * it too.
- */
+/** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent. */
 const MOVERS_NOTE: SummaryNote = {
   counts: (item) => itemAction(item) === 'prune',
   words: (count, dryRun) =>
@@ -162,8 +156,7 @@ export function userSyncInput(
  * fingerprint is of this very function).
  */
 export function userUnit(record: InputRecord): Unit<UserRequest> {
-  // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as
-  // typed.
+  // CSV cells are strings to coerce in place (nothing reads them after); JSON values are taken as typed.
   const id = idOf(record.fields, 'ExternalId');
   const prepared = record.raw ? coerceAndValidateUser(record.fields) : validateUser(record.fields);
   return { source: record.source, id, prepared, rows: sourceRowsOf(record) };
