@@ -5,7 +5,7 @@ import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
-import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
+import { localDirectoryOf } from '../port/local-directory.js';
 import {
   APPLIED_BEFORE_INTERRUPT,
   appliedHeads,
@@ -20,13 +20,12 @@ import {
   type ResumeDecision,
   type RunJournal,
 } from '../runs/index.js';
-import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { counted, formatCount, namedFirst } from '../formats/number-format.js';
-import type { Outcome, RunOptions, Unit } from './record-job.js';
+import type { Outcome, RecordJob, RunOptions, Unit } from './record-job.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -97,20 +96,11 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
     );
 }
 
-/**
- * What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did.
- */
-export interface JournaledTraits {
-  lostAttemptDid?: LostAttemptDid;
+/** What the journal keeps of the job (choosesIds: RecordJob.withChosenId; headSeen: RecordJob.headSeen's answer). */
+export type JournaledTraits = Pick<RecordJob<unknown>, 'lostAttemptDid' | 'storeKeys' | 'holds'> & {
   choosesIds?: boolean;
-  storeKeys?: 'users' | 'schedules';
-  /** RecordJob.holds: what decides, by value, an item of a key the store changed since the run began. */
-  holds?(directory: LocalDirectory, payload: unknown, key: string): boolean;
-  /**
-   * The store's head as the sync memory's open asked it (RecordJob.headSeen): the run's start head, not asked twice.
-   */
   headSeen?: string | undefined;
-}
+};
 
 /** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
 export async function startJournaling(
@@ -134,12 +124,15 @@ export async function startJournaling(
       `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`,
     );
   const resumed = deps.resume;
+  // The store's head as an attempt begins (a local store's, `local serve`'s; none from the platform), durable before
+  // its first request: a later resume asks what the store changed since (storeSinceStart, keptButLost).
+  const startHead = async () =>
+    storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
     const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
-    // Where this attempt begins: what it applies is judged against it by a later resume (keptButLost).
-    const attemptHead = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
+    const attemptHead = await startHead();
     if (attemptHead !== undefined) await journal.attemptHead(attemptHead);
     if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
     // Whether the store holds what a unit of a key it changed since the run began would write: that
@@ -157,6 +150,9 @@ export async function startJournaling(
     // Decided once per unit, whichever of `lost` and `kept` asks first (each asks in position order).
     let early: [n: number, decision: ResumeDecision] | undefined;
     let keptAsked = -1;
+    // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
+    const keyOf = (n: number, unit: Unit<unknown>) =>
+      unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
     const decide = (n: number, unit: Unit<unknown>): ResumeDecision => {
       if (early?.[0] === n) return early[1];
       const decision = plan.decide(refOf(n, unit));
@@ -189,7 +185,7 @@ export async function startJournaling(
           if (otherValues.has(n)) return undefined;
           // As `runs show` gives it (with the id examctl chose, if it did).
           if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
-          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          const key = keyOf(n, unit);
           // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
           if (
             decision.maybeApplied &&
@@ -227,9 +223,8 @@ export async function startJournaling(
           if (decision === undefined) return outcome;
           decisions.delete(n);
           // The store changed its key in none of the run's attempts: none applied it, so this answer is exact.
-          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          const key = keyOf(n, unit);
           if (applied !== undefined && key !== null && !applied.has(key)) return outcome;
-          // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
           const settled = settleInFlight(
             record.id,
             decision,
@@ -302,9 +297,7 @@ export async function startJournaling(
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await storeInstance(target.report);
-  // The store's head before anything is sent (a local store's, `local serve`'s; none from the platform): a
-  // resume asks what the store changed since (storeSinceStart). Durable in the header before the first request.
-  const head = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
+  const head = await startHead();
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
