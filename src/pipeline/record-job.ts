@@ -139,7 +139,7 @@ export interface RecordJob<P, R = never> {
   /** A unit about to go on record as sent (docs/sync.md, "A request cut short"); true: wait for `intentsDurable`. */
   intend?(unit: Unit<P>, run: string): boolean;
   intentsDurable?(): Promise<void>;
-  /** A create the service would name, with the `id` examctl chose (run-id.ts): a resend is not made twice. */
+  /** A create the service would name, with the `id` examctl chose (run-id.ts); undefined: the payload has one. */
   withChosenId?(payload: P, id: string): P | undefined;
   /** Keeps something from an answer for the outcome's `remembered`. */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
