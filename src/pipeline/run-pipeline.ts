@@ -98,15 +98,11 @@ export async function runPipeline<P, R = never>(
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.unitCount?.(total);
-  const { api, report, target, journal } = await openPlanned(plan, () =>
-    openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
-      lostAttemptDid: job.lostAttemptDid,
-      storeKeys: job.storeKeys,
-      holds: job.holds,
-      headSeen: job.headSeen?.(),
-      choosesIds: job.withChosenId !== undefined,
-      plannedRun: job.plannedAgainst?.(),
-    }),
+  const { api, report, target, journal } = await openRun(job, describeSend, options, deps, targetOf, unitTotal).catch(
+    async (error: unknown) => {
+      await plan?.discard();
+      throw error;
+    },
   );
   job.opened?.(api);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
@@ -310,16 +306,6 @@ export async function runPipeline<P, R = never>(
     summary,
     remembered: dispatcher.remembered,
   };
-}
-
-/** Opens the run; a plan begun is discarded if it cannot be. */
-async function openPlanned<T>(plan: PlanTap | undefined, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    await plan?.discard();
-    throw error;
-  }
 }
 
 /**
