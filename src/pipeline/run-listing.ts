@@ -65,7 +65,7 @@ export async function listRunsOut(
   return 0;
 }
 
-/** `runs prune`: removes the runs past `policy` (by default src/defaults.ts's), and says what it removed, kept and left. */
+/** `runs prune`: removes the runs past `policy` (by default src/defaults.ts's); says what it removed, kept and left. */
 export async function pruneRunsOut(
   policy: Parameters<typeof pruneRuns>[1],
   options: GlobalOptions,
