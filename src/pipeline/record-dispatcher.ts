@@ -84,10 +84,6 @@ export class RecordDispatcher<P, R> {
   unreadable = 0;
   readonly remembered: R[] = [];
 
-  private get command(): string {
-    return this.job.command ?? '';
-  }
-
   constructor(
     private readonly job: Pick<
       RecordJob<P, R>,
@@ -101,8 +97,8 @@ export class RecordDispatcher<P, R> {
       | 'withChosenId'
       | 'lostAttemptDid'
       | 'headWatch'
-    > &
-      Partial<Pick<RecordJob<P, R>, 'command'>>,
+      | 'command'
+    >,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -168,7 +164,7 @@ export class RecordDispatcher<P, R> {
       return entryOf(
         { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems },
         unit,
-        this.command,
+        this.job.command,
       );
     }
     if (unit.unsent !== undefined) {
@@ -180,7 +176,7 @@ export class RecordDispatcher<P, R> {
         this.journalledSync(() =>
           since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since),
         );
-      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.command);
+      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.job.command);
     }
     const api = this.api;
     if (api === null) {
@@ -195,7 +191,7 @@ export class RecordDispatcher<P, R> {
       return entryOf(
         unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
         unit,
-        this.command,
+        this.job.command,
       );
     }
     if (journal === undefined) {
@@ -328,7 +324,7 @@ export class RecordDispatcher<P, R> {
   /** A unit the stopped run never sent: withdrawn at the end, its memory intent taken back as for a refusal. */
   private notSentAfterAll(unit: Unit<P>, problems: Problem[] = this.notSent()): ReportEntry {
     if (this.journal !== undefined) this.job.refused?.(unit, false, true);
-    return skipped(unit, this.command, problems);
+    return skipped(unit, this.job.command, problems);
   }
 
   /** The reason on an item the stopped run did not send (`refused`: its problems), in `runs show`'s words. */
@@ -385,11 +381,11 @@ export class RecordDispatcher<P, R> {
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit, this.command, this.notSent());
+      if (!(error instanceof AnswerLostError)) return skipped(unit, this.job.command, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
+      return skipped(unit, this.job.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
     }
     // Answered 2xx but unreadable: the others go on; the run ends as a target failure (exit 3, resumable).
     if (error instanceof AnswerUnreadableError) {
@@ -397,17 +393,17 @@ export class RecordDispatcher<P, R> {
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [
+      return skipped(unit, this.job.command, [
         problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.journal?.id)),
       ]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
+    if (error instanceof StoreReplacedError) return skipped(unit, this.job.command, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
       return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
-    return skipped(unit, this.command, [
+    return skipped(unit, this.job.command, [
       problem(
         '',
         error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
@@ -438,7 +434,7 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return entryOf(item, unit, this.command);
+    return entryOf(item, unit, this.job.command);
   }
 
   private unsettled(unit: Unit<P>): void {
