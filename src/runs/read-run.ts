@@ -470,7 +470,6 @@ export async function listRuns(
       continue;
     }
     try {
-      // Finished: its header and end lines; else its journal streamed for the counts.
       const quick = await quickRun(runsDir, id);
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
@@ -525,10 +524,7 @@ export async function* laterRunsOf(
   }
 }
 
-/**
- * Runs of `command` on `target` for `population` after run `after` that fed the same sync memory
- * and may have changed the target (docs/sync.md, "When the memory is lost"). Oldest first.
- */
+/** Later runs (same command, target, population, memory) that may have changed the target (docs/sync.md), oldest first. */
 export async function laterFeedingRuns(
   runsDir: string,
   wanted: {
@@ -553,7 +549,6 @@ export async function laterFeedingRuns(
   return found.reverse();
 }
 
-/** The start of run `id` here if it finished and `trust` takes it; else undefined. */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
