@@ -524,7 +524,7 @@ export async function* laterRunsOf(
   }
 }
 
-/** Later runs (same command, target, population, memory) that may have changed the target: docs/sync.md. */
+/** Later runs (same command, target, population, memory) that may have changed it, oldest first: docs/sync.md. */
 export async function laterFeedingRuns(
   runsDir: string,
   wanted: {
