@@ -15,10 +15,7 @@ import { say } from '../formats/terminal-text.js';
 import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
 import { idLengthProblem } from '../domain/review-session.js';
 
-/**
- * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS, and `--encoding`:
- * the profile's when not given), plus the global ones that choose the profile whose defaults they complete.
- */
+/** The flags that say how an export is read (file-options.ts), plus the global ones that choose the profile. */
 export type InputFlagOptions = Pick<
   SettingFlags,
   'map' | 'mapFile' | 'set' | 'dateFormat' | 'timezone' | 'encoding' | 'profile' | 'baseUrl' | 'target' | 'store'
@@ -27,10 +24,7 @@ export type InputFlagOptions = Pick<
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
 export type SheetFlagOptions = Pick<XlsxReadOptions, 'sheet' | 'hiddenRows'>;
 
-/**
- * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
- * profile (context/settings.ts). A flag wins over the profile for the same column, field or setting.
- */
+/** The input flags with the profile's (docs/input-formats.md, "Mapping an export"); a flag wins over the profile. */
 async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
@@ -90,11 +84,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   };
 }
 
-/**
- * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
- * workbook's date-times in that zone and dates shown that way (xlsx-report-writer.ts). One the
- * command refused is not there (it never got this far); an unreadable profile gives none.
- */
+/** The run's zone and date format (a flag, else the profile's) for a report workbook; none from a bad profile. */
 export async function reportDates(
   options: InputFlagOptions,
   deps: CommandDeps,
@@ -119,7 +109,6 @@ async function mapFileFlags(
   /** Where the config file names it (a profile's): said when it cannot be read. */
   at?: string,
 ) {
-  // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
   const entries = await readMapFile(
     path,
@@ -156,16 +145,12 @@ export async function inputShaping(
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
-/**
- * Each file a command read, by path, as its last read found it: what its journal records (by stderr: a deps spread
- * keeps it).
- */
+/** Each file a command read, as its last read found it, for its journal (keyed by stderr: a deps spread keeps it). */
 export const FILES_READ = new WeakMap<object, Map<string, FileRead>>();
 type FileRead = { stat?: string; sha256?: string };
 /** The settings the input flags were resolved with, by stderr as FILES_READ; `shapes`: see mapFileShapes. */
 export const PROFILE_READ = new WeakMap<object, { settings: RunSettings; shapes: boolean }>();
 
-/** A fresh note of `path` for a read to fill (fstat, SHA-256). */
 export function noteRead(deps: Pick<CommandDeps, 'stderr'>, path: string): FileRead {
   const files = FILES_READ.get(deps.stderr) ?? new Map<string, FileRead>();
   FILES_READ.set(deps.stderr, files.set(path, {}));
@@ -181,10 +166,7 @@ export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
   await say(deps, text);
 }
 
-/**
- * Reads an input file named as the user typed it (relative to the working directory); messages
- * keep that name. The input flags are resolved and checked first (exit 2 before the file is read).
- */
+/** Reads an input file named as the user typed it; the input flags are checked first (exit 2 before it is read). */
 export function readInput(
   file: string,
   deps: CommandDeps,
@@ -202,12 +184,10 @@ export function readInput(
   const open = async (): Promise<BatchedRecords> => {
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
-    // The flag, else the profile's (config set-profile --ignore-unknown-columns).
     const ignoreUnknown =
       ignoreUnknownColumns ||
       (await resolveSettings(options, deps, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
     const timeZone = shaping.dates.timeZone;
-    // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;
     // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
     const path = inputPathOf(file, deps);

@@ -1,12 +1,5 @@
-/**
- * A reorder buffer: items arrive in input order, some known at once (a record that was only
- * validated), some as answers still in flight. It emits every item in input order, keeps at
- * most `window` answers in flight and at most `maxBuffered` items waiting behind an unanswered
- * one. Sending waits only for a free slot, never for the oldest answer, so one slow request
- * does not idle the other connections.
- */
+/** A reorder buffer: emits items in input order, at most `window` answers in flight, `maxBuffered` waiting. */
 interface InOrderSchedulerOptions<T> {
-  /** Answers in flight at once. */
   window: number;
   /** Items (answered or not) held back behind the oldest unanswered one; bounds memory. */
   maxBuffered: number;
@@ -32,22 +25,15 @@ export class InOrderScheduler<T extends object> {
     this.emit = options.emit;
   }
 
-  /**
-   * Takes the next item in input order. Synchronous for a known item that can be emitted at
-   * once (no promise per validated record); returns a promise only when the caller must wait
-   * before the next item: the window or the buffer is full, or `emit` pushed back. A rejected
-   * answer rejects that wait (or `drain`) when its turn in input order comes.
-   */
+  /** Takes the next item; a promise only when the caller must wait (window or buffer full, `emit` pushed back). */
   accept(item: T | Promise<T>): void | Promise<void> {
     if (!(item instanceof Promise)) {
       if (this.pending.length === 0) return this.emit(item);
       this.pending.push({ item, answer: undefined, failed: false, error: undefined });
       return this.settle();
     }
-    // Every field from the start: one object shape for every slot, none added as the answer comes.
     const slot: Slot<T> = { item: undefined, answer: item, failed: false, error: undefined };
-    // The answer is kept on its slot, a rejection too: observed when its turn comes, never
-    // unhandled before. One handler per answer (no promise chained for the slot itself).
+    // Kept on its slot, a rejection too: observed when its turn comes, never unhandled before.
     void item.then(
       (value) => {
         slot.item = value;
@@ -64,12 +50,7 @@ export class InOrderScheduler<T extends object> {
     return this.settle();
   }
 
-  /**
-   * The request behind a pending answer is done, and that answer cannot stop the run: its slot
-   * may take the next request now, before the answer is journaled and reported
-   * (run-pipeline.ts, `answersInTurns`). `retake` once as the answer is handed on, so that its
-   * settling frees the slot once.
-   */
+  /** A pending answer that cannot stop the run frees its slot early (answersInTurns); `retake` as it is handed on. */
   freeEarly(): void {
     this.answered();
   }
@@ -78,7 +59,6 @@ export class InOrderScheduler<T extends object> {
     this.inFlight += 1;
   }
 
-  /** Emits everything still held, in input order, waiting for the answers. */
   async drain(): Promise<void> {
     while (this.pending.length > 0) await this.emitHead();
   }

@@ -9,10 +9,7 @@ import type { readIdList } from '../input/index.js';
 import { dryRunReportRefused, isDryRunStatus, noStatusColumn } from '../formats/report-csv-contract.js';
 import { UsageError } from '../system/errors.js';
 
-/**
- * The list is checked whole: a problem with the schedule fails every id, a problem with an id
- * fails that id only, and the others are sent.
- */
+/** The list is checked whole: a schedule's problem fails every id, an id's fails that id only. */
 export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: string }>): Validation<string>[] {
   const validation = validateInvigilatorRemoval(
     scheduleExtId,
@@ -31,10 +28,7 @@ export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: 
   });
 }
 
-/**
- * --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing
- * sent.
- */
+/** --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2. */
 export function refuseNotThisRemovalsReport(
   listed: Awaited<ReturnType<typeof readIdList>>,
   file: string,
@@ -53,11 +47,7 @@ export function refuseNotThisRemovalsReport(
   }
 }
 
-/**
- * One DELETE for every id dispatched together: the pipeline sends a `sendsTogether` job's units
- * in one go, so the ids asked for before the call leaves all ride on it, and each gets its own
- * outcome from the one answer.
- */
+/** One DELETE for every id dispatched together (`sendsTogether`); each gets its own outcome from the one answer. */
 export class RemovalCall {
   private ids: string[] = [];
   private answer: Promise<(id: string) => Outcome> | undefined;
@@ -89,10 +79,7 @@ export class RemovalCall {
   }
 }
 
-/**
- * Each id's outcome from the one answer: ok (`removed`, when SuccessfullyRemoved lists it), failed for a 319
- * (or, with --missing-ok, ok, `already not an invigilator`), for any other error and when it is not named.
- */
+/** Each id's outcome from the answer: ok when SuccessfullyRemoved lists it, failed for a 319 unless --missing-ok. */
 function interpret(
   result: ApiResult<InvigilatorsResponseContent>,
   scheduleExtId: string,
@@ -117,8 +104,7 @@ function interpret(
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
-  // A 319's note: with --missing-ok the end state asked for, reached before; without it, the flag that takes it as
-  // done.
+  // A 319's note: with --missing-ok the end state asked for; without it, the flag that takes it as done.
   const note = missingOk
     ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`
     : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;

@@ -3,12 +3,10 @@ import { UsageError } from '../system/errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
 import { say } from '../formats/terminal-text.js';
 import { openRunReport, type OpenReport } from './report-sinks.js';
-import type { SummaryNote } from '../report/report-writers.js';
-import type { SyncMemoryNote } from '../report/run-report.js';
 import { openTargetApi } from '../context/target.js';
 import { noTokenError } from '../context/remote-settings.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
-import type { RunOptions } from './record-job.js';
+import type { RecordJob, RunOptions } from './record-job.js';
 import { refuseUntrustedRunsDir, startJournaling, type JournaledTraits, type RunJournaling } from './run-journaling.js';
 
 interface OpenedRun {
@@ -26,16 +24,24 @@ interface OpenedRun {
  * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
  */
 export async function openRun(
-  command: string,
+  job: RecordJob<unknown, unknown>,
   describeSend: () => Promise<string | { plan: string }>,
   options: RunOptions,
   deps: CommandDeps,
   targetOf: TargetOf,
   units?: number,
-  syncMemory?: SyncMemoryNote,
-  notes?: readonly SummaryNote[],
-  journaled: JournaledTraits & { plannedRun?: string | undefined } = {},
 ): Promise<OpenedRun> {
+  const command = job.command;
+  // Asked before anything is opened.
+  const syncMemory = job.syncMemory?.();
+  const journaled: JournaledTraits = {
+    lostAttemptDid: job.lostAttemptDid,
+    storeKeys: job.storeKeys,
+    holds: job.holds,
+    headSeen: job.headSeen?.(),
+    choosesIds: job.withChosenId !== undefined,
+  };
+  const plannedRun = job.plannedAgainst?.();
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
   if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
@@ -71,9 +77,9 @@ export async function openRun(
         run: journal?.id,
         syncMemory,
       },
-      { ...options, plannedRun: journaled.plannedRun },
+      { ...options, plannedRun },
       deps,
-      { notes },
+      { notes: job.summaryNotes },
     );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined && deps.resume === undefined) await deps.applying?.onRun?.(journal.id);

@@ -1,8 +1,4 @@
-/**
- * `examctl apply`'s decisions (docs/plan.md, "Apply"): whether a plan may still be sent as it is
- * (its target, store and sync memory where they stood, young enough), where its inputs are kept
- * for the run and a resume, and whether it was applied already.
- */
+/** `examctl apply`'s decisions (docs/plan.md, "Apply"): whether a plan may still be sent, where its inputs are kept. */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -28,10 +24,7 @@ const LIMIT_UNITS: readonly (readonly [string, number])[] = [
   ['ms', 1],
 ];
 
-/**
- * A --max-age exactly, in the units it was given in: `1 ms`, `1 min`, `1 h 30 min`, `24 h`, `2 d` (whole days past
- * one).
- */
+/** A --max-age exactly, in the units it was given in: `1 ms`, `1 min`, `1 h 30 min`, `24 h`, `2 d`. */
 function limitWords(ms: number): string {
   const day = 24 * 3_600_000;
   if (ms > day && ms % day === 0) return `${ms / day} d`;
@@ -44,10 +37,7 @@ function limitWords(ms: number): string {
   return parts.length === 0 ? '0 ms' : parts.join(' ');
 }
 
-/**
- * Refuses (exit 2, nothing sent) a plan that is too old, whose target is not `target`, or whose
- * store or sync memory moved since it was made, naming what moved.
- */
+/** Refuses (exit 2, nothing sent) a plan too old, for another target, or whose store or memory moved, naming what. */
 export async function refuseMovedPlan(
   plan: PlanDocument,
   path: string,
@@ -124,11 +114,7 @@ export async function appliedBefore(place: string): Promise<AppliedRecord | unde
   }
 }
 
-/**
- * Records that the plan is being applied (`run`: by which run; `exitCode`: how it ended); undone when nothing was
- * sent. `first`: only if no record is there (created exclusively, so of two applies at once one goes): false if one
- * was.
- */
+/** Records that the plan is being applied (undone if nothing was sent); `first`: only if none is there, else false. */
 export async function recordApplied(place: string, record: AppliedRecord, first = false): Promise<boolean> {
   await mkdir(place, { recursive: true, mode: 0o700 });
   const { started, run, exitCode } = record;
@@ -181,11 +167,7 @@ export async function judgeApplied(
   return { words, exitCode: before.exitCode === ExitCode.Ok ? ExitCode.Ok : ExitCode.RecordsFailed };
 }
 
-/**
- * Where the run that applied the plan stands now (a `runs resume` may have finished it since the
- * apply ended): undefined when that run is not in the runs directory (pruned, or recorded by an
- * examctl that kept no run id).
- */
+/** Where the run that applied the plan stands now; undefined when it is not in the runs directory. */
 async function appliedRunNow(
   place: string,
   run: string,
@@ -208,11 +190,7 @@ export function keptInputPath(place: string, input: Pick<PlanInput, 'option' | '
   return join(place, `${input.option}-${basename(input.path) || 'input'}`);
 }
 
-/**
- * The plan's inputs as the dry run kept them, each checked against its digest: each file option of
- * the plan's options pointed at its copy. The run reads these, never the files again; a copy gone
- * or changed refuses the plan (E2601).
- */
+/** The plan's inputs as the dry run kept them, each checked against its digest (a copy gone or changed: E2601). */
 export async function keptInputs(plan: PlanDocument, place: string, path: string): Promise<Record<string, string>> {
   const paths: Record<string, string> = {};
   for (const input of plan.inputs) {

@@ -13,22 +13,14 @@ import { openStateHttp } from '../context/state-http.js';
 /** There is no sync memory for the target (yet). */
 export const NO_MEMORY = 'none';
 
-/**
- * The store's head (docs/sync.md, "Where the store stands"), exact: a local store's read from its
- * files (its snapshot left unread); a remote target's as `local serve` answers it (GET
- * .../examctl/store, with the token); null where the service cannot say (the platform) or cannot
- * be asked (no token), or there is no store yet.
- */
+/** The store's head (docs/sync.md, "Where the store stands"), exact; null where it cannot be said or asked. */
 export async function targetStoreMark(target: ResolvedTarget): Promise<string | null> {
   if (target.kind !== 'local')
     return target.tokenSource === undefined ? null : ((await storeHead(target, [], true))?.head ?? null);
   return (await storeHead(target, [], false))?.head ?? null;
 }
 
-/**
- * The sync memory's position: a digest of every memory file of the target (a directory), or of
- * the state service's document; NO_MEMORY where there is none.
- */
+/** The sync memory's position: a digest of every memory file or the state document; NO_MEMORY where there is none. */
 export async function memoryMark(target: ResolvedTarget, deps: CommandDeps): Promise<string> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
   const place = memoryPlaceOf(syncDir, runsDir, deps);

@@ -1,7 +1,4 @@
-/**
- * A record command's plan (docs/plan.md): written by a dry run with `--plan-out`, item by item as
- * the run reports them; and, on `examctl apply`, the check that each request is the plan's.
- */
+/** A record command's plan (docs/plan.md): written by a dry run with `--plan-out`; on `examctl apply`, its check. */
 import { ErrorCode } from '../domain/codes.js';
 import { hash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -38,11 +35,7 @@ import { unitAction, type Unit } from './record-job.js';
 /** Options of the invocation a plan does not keep: how this dry run reported, not what the real run does. */
 const NOT_PLANNED = ['dryRun', 'planOut', 'report', 'json', 'output', 'quiet', 'verbose', 'yes'];
 
-/**
- * The input files a plan was made from (the command's `--file`, and every file it keeps with its
- * digest: --map-file, --schedule), each copied (0600) where apply reads it, under the runs
- * directory (`keptInputPath`): the plan holds their digests, not their bytes.
- */
+/** The input files a plan was made from, each copied (0600) under the runs directory where apply reads it. */
 async function plannedInputs(deps: CommandDeps, planPath: string, place: string): Promise<PlanInput[]> {
   const invocation = deps.invocation ?? {};
   const inputs: PlanInput[] = [];
@@ -193,10 +186,7 @@ function judgedOf(deps: CommandDeps, counts: ActionCounts): string[] {
   return judged;
 }
 
-/**
- * `examctl apply`: each unit the run would send must be the plan's request at its position; one
- * that is not fails, not sent (docs/plan.md, "Apply").
- */
+/** `examctl apply`: a unit that is not the plan's request at its position fails, not sent (docs/plan.md, "Apply"). */
 export async function* guarded<P>(
   batches: AsyncIterable<readonly Unit<P>[]>,
   guard: PlanGuard,

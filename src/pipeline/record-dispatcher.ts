@@ -28,27 +28,21 @@ interface DispatchOptions {
   api: IntegrationApi | null;
   callOptions: CallOptions;
   maxErrors: number | undefined;
-  /** Aborted on SIGINT. */
   signal: AbortSignal | undefined;
-  /**
-   * A failure met outside the dispatcher that stops the run as a target failure would (the --report file could not be
-   * written).
-   */
+  /** A failure outside the dispatcher that stops the run as a target failure would (the --report file failed). */
   stopWhen?: () => Error | undefined;
-  /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
   journal?: RunJournaling;
   /** With a journal: the positions that may go on record as sent ahead (docs/runs.md, "Sent ahead"); 0: none. */
   recordAhead?: number;
-  /** The run read stdin or a pipe (journaled as `--file -`): `runs resume` cannot send what it did not. */
+  /** The run read stdin or a pipe (journaled as `--file -`): it cannot be resumed. */
   piped?: boolean;
 }
 
 /** A unit the pipeline announced (`expect`) and has not dispatched yet. */
 interface Upcoming<P> {
   unit: Unit<P>;
-  /** Decided ahead: on a resume, the recorded entry of a unit whose outcome stands. */
+  /** On a resume, the recorded entry of a unit whose outcome stands. */
   kept: ReportEntry | undefined;
-  /** Put on record as sent ahead of its dispatch, with the others of its write. */
   recorded: Recorded | undefined;
 }
 
@@ -76,29 +70,19 @@ export class RecordDispatcher<P, R> {
   private readonly signal: AbortSignal | undefined;
   private readonly api: IntegrationApi | null;
   private readonly journal: RunJournaling | undefined;
-  /** Units dispatched so far: the next unit's position, its key in the run journal. */
+  /** The next unit's position, its key in the run journal. */
   private position = 0;
   /** Units announced by `expect` and not dispatched yet, in input order from `upcomingHead`. */
   private upcoming: Upcoming<P>[] = [];
   private upcomingHead = 0;
-  /** Positions below this were looked at for recording ahead. */
   private lookedAhead = 0;
   private readonly recordAhead: number;
-  /** Units the target answered. */
   answered = 0;
   /** Units sent whose answer was lost to an interrupt (they may have been applied). */
   lost = 0;
-  /**
-   * Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target
-   * failure.
-   */
+  /** Units answered 2xx whose answer could not be read: the run ends as a target failure. */
   unreadable = 0;
   readonly remembered: R[] = [];
-
-  /** The job's command, for each item's action (record-job.ts, unitAction). */
-  private get command(): string {
-    return this.job.command ?? '';
-  }
 
   constructor(
     private readonly job: Pick<
@@ -113,8 +97,8 @@ export class RecordDispatcher<P, R> {
       | 'withChosenId'
       | 'lostAttemptDid'
       | 'headWatch'
-    > &
-      Partial<Pick<RecordJob<P, R>, 'command'>>,
+      | 'command'
+    >,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -126,15 +110,14 @@ export class RecordDispatcher<P, R> {
   /** The units dispatched next, in order (one input batch): the journal may record them as sent ahead. */
   expect(units: readonly Unit<P>[]): void {
     if (this.recordAhead === 0) return;
-    // Dispatched entries are dropped here, once per batch: memory stays about one batch.
+    // Dispatched entries dropped once per batch: memory stays about one batch.
     if (this.upcomingHead > 0) {
       this.upcoming = this.upcoming.slice(this.upcomingHead);
       this.upcomingHead = 0;
     }
     // Every field from the start: one object shape, not two transitions per unit as they are set.
     for (const unit of units) this.upcoming.push({ unit, kept: undefined, recorded: undefined });
-    // Read ahead in idle time (run-pipeline.ts): put on record now, not at the next dispatch,
-    // which would then wait for the fsync.
+    // Read in idle time: put on record now, not at the next dispatch, which would then wait for the fsync.
     this.recordAheadFrom(this.position, this.upcomingHead);
   }
 
@@ -149,8 +132,7 @@ export class RecordDispatcher<P, R> {
     const upcoming = this.nextUpcoming(given, n);
     const unit = this.sentAgain(given, n);
     const prepared = unit.prepared;
-    // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
-    // Not an ok one the memory takes back (a store older than the run left it): sent again.
+    // A resumed run's settled outcomes stand whatever stops this attempt, but an ok one the memory takes back.
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) {
       if (kept.item.status !== 'ok' || !prepared.ok || journal === undefined) return kept;
@@ -182,20 +164,19 @@ export class RecordDispatcher<P, R> {
       return entryOf(
         { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems },
         unit,
-        this.command,
+        this.job.command,
       );
     }
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
       const outcome: Outcome = { status: 'ok', errors: [], action, note: unit.unsent.note };
-      // Judged against a run's memory entry: journaled compactly (a position in a run of them); one
-      // acknowledged to this run's own lost attempt (`sent`) by an outcome line: it names the id.
+      // Unchanged since a run: journaled compactly; one acknowledged to this run's lost attempt (`sent`): a line.
       const since = action === 'unchanged' ? unit.unsent.since : undefined;
       if (journal !== undefined)
         this.journalledSync(() =>
           since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since),
         );
-      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.command);
+      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.job.command);
     }
     const api = this.api;
     if (api === null) {
@@ -210,13 +191,12 @@ export class RecordDispatcher<P, R> {
       return entryOf(
         unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
         unit,
-        this.command,
+        this.job.command,
       );
     }
     if (journal === undefined) {
       const payload = prepared.value;
-      // A dry run of a create examctl would name (no id of its own): the real run chooses the id
-      // from its run id, so the engine's made-up one is no id at all (docs/plan.md, "Ids").
+      // A dry run of a create examctl would name: the engine's made-up id is no id (docs/plan.md, "Ids").
       const unnamed =
         this.options.callOptions.dryRun === true && this.job.withChosenId !== undefined && unit.id === null;
       return this.job.send(api, payload, this.options.callOptions).then(
@@ -241,7 +221,6 @@ export class RecordDispatcher<P, R> {
     );
   }
 
-  /** Sends a unit on record as sent, and journals what became of it. */
   private async sendRecorded(
     api: IntegrationApi,
     journal: RunJournaling,
@@ -250,14 +229,11 @@ export class RecordDispatcher<P, R> {
     payload: P,
     chosen: string | undefined,
   ): Promise<ReportEntry> {
-    // An interrupt or a target failure while this unit waited for its fsync: it is not sent
-    // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
-    // dispatched before --max-errors was reached is sent, as it would be without a journal.
+    // Stopped while it waited for its fsync: not sent (a resume sends it). One before --max-errors was reached is.
     this.checkStop();
     if (this.stop !== undefined && this.stop.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
     try {
-      // The sync memory's batch head, when it waits for one (SentMemory.headWatch).
       const watch = this.job.headWatch?.();
       const options = this.options.callOptions;
       outcome = goesAgain(
@@ -283,10 +259,7 @@ export class RecordDispatcher<P, R> {
     );
   }
 
-  /**
-   * The unit as it goes: one an earlier attempt of a resumed run applied and a restore of the store lost
-   * (RunJournaling.lost) is sent again, though the sync memory, which recorded its acknowledgement, would leave it out.
-   */
+  /** The unit as it goes: one a restore of the store lost (RunJournaling.lost) is sent again, memory or not. */
   private sentAgain(unit: Unit<P>, n: number): Unit<P> {
     return unit.unsent !== undefined && this.journal?.lost?.(n, unit) === true ? { ...unit, unsent: undefined } : unit;
   }
@@ -305,10 +278,7 @@ export class RecordDispatcher<P, R> {
     return entry;
   }
 
-  /**
-   * Puts announced units up to `recordAhead` positions past n on record as sent, when fewer than
-   * half that many are: each fsync carries half a window of lines, while requests are in flight.
-   */
+  /** Puts announced units up to `recordAhead` past n on record when fewer than half are: half a window a write. */
   private recordAheadFrom(n: number, head: number): void {
     if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
     const upcoming = this.upcoming;
@@ -327,8 +297,7 @@ export class RecordDispatcher<P, R> {
       }
     }
     this.lookedAhead = Math.max(this.lookedAhead, to);
-    // The units put on record in one turn share one write (RunJournaling.sending), and wait for the
-    // sync memory's intents of the turn too (RecordJob.intend).
+    // One turn's units share a write (RunJournaling.sending) and wait for the memory's intents too (RecordJob.intend).
     const memory = intents ? this.job.intentsDurable?.() : undefined;
     let last: Promise<void> | undefined;
     let recorded: Recorded | undefined;
@@ -352,20 +321,13 @@ export class RecordDispatcher<P, R> {
     );
   }
 
-  /**
-   * A unit the stopped run never sent, though it may be on record as sent ahead: withdrawn from the
-   * journal at the attempt's end, and its sync memory intent taken back as for a refusal (nothing
-   * reached the target), so the memory neither keeps it unsettled nor takes it for a leaver later.
-   */
+  /** A unit the stopped run never sent: withdrawn at the end, its memory intent taken back as for a refusal. */
   private notSentAfterAll(unit: Unit<P>, problems: Problem[] = this.notSent()): ReportEntry {
     if (this.journal !== undefined) this.job.refused?.(unit, false, true);
-    return skipped(unit, this.command, problems);
+    return skipped(unit, this.job.command, problems);
   }
 
-  /**
-   * The reason on an item the stopped run did not send (`refused`: the local checks' problems with it): `runs show`'s
-   * words.
-   */
+  /** The reason on an item the stopped run did not send (`refused`: its problems), in `runs show`'s words. */
   private notSent(refused?: Problem[]): Problem[] {
     const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
     const reason = notSentReason(
@@ -389,17 +351,14 @@ export class RecordDispatcher<P, R> {
     if (failure !== undefined) this.targetFailed(failure);
   }
 
-  /** The first target failure stops the run and is the one the run ends with. */
+  /** The first target failure stops the run and is the one it ends with. */
   private targetFailed(error: unknown): Error {
     const fatal = error instanceof Error ? error : new Error(String(error));
     if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
     return fatal;
   }
 
-  /**
-   * An answer journaled. A failed journal (a full disk) stops the run as a target failure would
-   * (nothing more can go on record); the outcome stands, as answered, else as settled.
-   */
+  /** An answer journaled; a failed journal (a full disk) stops the run as a target failure would. */
   private journalled(journal: RunJournaling, n: number, unit: Unit<P>, outcome: Outcome): Outcome {
     try {
       return journal.answered(n, unit, outcome);
@@ -422,30 +381,29 @@ export class RecordDispatcher<P, R> {
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit, this.command, this.notSent());
+      if (!(error instanceof AnswerLostError)) return skipped(unit, this.job.command, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
+      return skipped(unit, this.job.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
     }
-    // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
-    // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
+    // Answered 2xx but unreadable: the others go on; the run ends as a target failure (exit 3, resumable).
     if (error instanceof AnswerUnreadableError) {
       // After the interrupt (a 2xx cut by the service, or too large): interrupted, not failed by the target.
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, this.command, [
+      return skipped(unit, this.job.command, [
         problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.journal?.id)),
       ]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
+    if (error instanceof StoreReplacedError) return skipped(unit, this.job.command, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
       return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
-    return skipped(unit, this.command, [
+    return skipped(unit, this.job.command, [
       problem(
         '',
         error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
@@ -464,7 +422,6 @@ export class RecordDispatcher<P, R> {
     else if (outcome.status === 'partial' || outcome.mayHaveApplied === true) this.unsettled(unit);
     else if (outcome.status === 'failed' && this.journal !== undefined)
       this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
-    // Built once, not spread field by field: one object per answer.
     // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.
     const item: ReportItem = {
       source: unit.source,
@@ -477,7 +434,7 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return entryOf(item, unit, this.command);
+    return entryOf(item, unit, this.job.command);
   }
 
   private unsettled(unit: Unit<P>): void {
@@ -492,9 +449,7 @@ export class RecordDispatcher<P, R> {
   }
 }
 
-/**
- * `recorded`, told to the journal first (before a request waiting on it goes): its memory's intents are durable too.
- */
+/** `recorded`, told to the journal before a request waiting on it goes. */
 function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number): Promise<void> {
   recorded.then(
     () => journal.onRecord?.(count),
@@ -525,16 +480,12 @@ function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): Report
   return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
 }
 
-/** An outcome without the id the target answered with. */
 function withoutId(outcome: Outcome): Outcome {
   const { id: _id, ...rest } = outcome;
   return rest;
 }
 
-/**
- * An answer to a unit the sync memory sends again though the file did not change it: the memory's reason
- * (Unit.goesAgain) is its note, unless it failed or the answer has a note of its own. The plan said the same.
- */
+/** An answer to a unit the memory sends again: its reason (Unit.goesAgain) is the note, unless failed or noted. */
 function goesAgain<P>(unit: Unit<P>, outcome: Outcome): Outcome {
   if (unit.goesAgain === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
   return { ...outcome, note: unit.goesAgain };

@@ -23,31 +23,20 @@ import type { LostAttemptDid } from '../runs/resume-plan.js';
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
 export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' | 'mapped'> {
   prepared: Validation<P>;
-  /** The CSV rows behind the unit, for a CSV report that gives them back. */
+  /** The CSV rows behind the unit, for a CSV report. */
   rows?: SourceRow[];
   /** Dates and times as the file or a flag wrote them: every message about one quotes it so (written-times.ts). */
   written?: WrittenTime[];
-  /**
-   * Settled without a request: --changed-only's `unchanged` (`since`: the run that sent it, for a
-   * compact journal line), or `left` by --only-new or --only-existing (docs/sync.md).
-   */
+  /** Settled unsent: --changed-only's `unchanged` (`since`: the run that sent it), or `left` (docs/sync.md). */
   unsent?: { note: string; since?: string; action?: 'left' | 'unchanged' | 'sent' };
-  /**
-   * What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`).
-   */
+  /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (`re-enables`). */
   plannedAction?: ItemAction;
   plannedNote?: string;
-  /**
-   * Why it goes though the file did not change it, as the sync memory judged it (sent-memory.ts, goingAgain): its
-   * note in the plan and once answered, unless the answer has one.
-   */
+  /** Why it goes though the file did not change it (sent-memory.ts, goingAgain): its note unless the answer has one. */
   goesAgain?: string;
-  /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
+  /** --prune-memberships: what the request removes and adds (docs/sync.md). */
   membership?: Pick<ReportItem, 'removed' | 'joined' | 'moved'>;
-  /**
-   * Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created
-   * or unchanged.
-   */
+  /** Each field the request changes, before and after (docs/plan.md); not reported when created or unchanged. */
   changes?: ReportItem['changes'];
 }
 
@@ -60,7 +49,6 @@ export function unitAction(
   return actionOf(
     {
       valid: unit.prepared.ok,
-      // A field left undefined, not a spread: one object shape for every unit, no empty object a unit.
       unsent: unit.unsent === undefined ? undefined : unit.unsent.action === 'left' ? 'left' : 'unchanged',
       disables: unit.plannedAction === 'disabled',
       prunes: unit.membership?.removed !== undefined,
@@ -100,133 +88,75 @@ export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<
 /** What the target said about one unit, in the report item's terms. */
 export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changedFields' | 'note'> {
   status: Exclude<ItemStatus, 'skipped'>;
-  /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
+  /** The id the service chose, replacing the unit's. */
   id?: string;
   /** A failure that may have been applied (ApiResult.contradictory). */
   mayHaveApplied?: boolean;
 }
 
-/**
- * What a command runs through the pipeline (run-pipeline.ts). `R`: what it keeps from the answers
- * to say after the report (a generated id, what became of a prompted user).
- */
+/** What a command runs through run-pipeline.ts; `R`: what it keeps from the answers to say after the report. */
 export interface RecordJob<P, R = never> {
   command: string;
-  /**
-   * Reads the input: to the end before anything is sent (its structure, and `readIds`), then
-   * again to send; a dry run without `readIds` reads once (docs/cli.md, "How a run reads and sends").
-   */
+  /** Reads the input, once per pass (docs/cli.md, "How a run reads and sends"). */
   records(): AsyncIterable<InputRecord>;
-  /**
-   * Records to units, in batches (one per chunk read): 500k records cost a few thousand awaits, and
-   * a unit only validated no promise. `unitPerRecord` builds it for one-record jobs.
-   */
+  /** Records to units, in batches (one per chunk read): 500k records cost a few thousand awaits, not 500k. */
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
   /** A read of the whole input before `units` (OneIdPerFile.read), so both records of a repeated id fail. */
   readIds?(records: AsyncIterable<InputRecord>): Promise<void>;
-  /** The summary's words beside the counts (`4,950 unchanged (not sent)`); `runs show` says them too. */
+  /** The summary's words beside the counts (`4,950 unchanged (not sent)`). */
   summaryNotes?: readonly SummaryNote[];
-  /**
-   * The unit count once `prepare` ran, given the record count (the same where each record is one
-   * unit; user sync's leavers come after): the progress line's total, and the journal records it, so
-   * `runs list` counts an interrupted run's whole input.
-   */
+  /** The unit count given the record count, after `prepare`: the progress line's total, kept in the journal. */
   unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /** What the remote confirmation says will be sent ("3 schedules (120 candidates)"); default: the record count. */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
-  /**
-   * The action of each valid unit's request: the remote confirmation counts units per action (run-pipeline.ts,
-   * unitPlanWords) unless `describePlan` says more.
-   */
+  /** The action of each valid unit's request, for the remote confirmation's counts (unitPlanWords). */
   confirmAction?: 'send' | 'remove';
-  /**
-   * What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation
-   * says it instead.
-   */
+  /** What a real run would do, per action (`11 to send, 3 to disable`): the remote confirmation says it. */
   describePlan?(records: AsyncIterable<InputRecord>): Promise<string>;
   /** Before the run is opened and the remote confirmation: a check refusing the whole run (--max-disable). */
   prepare?(): Promise<void>;
   /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
   syncMemory?(): SyncMemoryNote | undefined;
-  /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
+  /** A dry run: the run it planned against (docs/cli.md, "Run report"). */
   plannedAgainst?(): string | undefined;
-  /**
-   * The target's API once open (null: none), before any unit is read: user sync reads before values from a local
-   * engine's view.
-   */
+  /** The target's API once open (null: none), before any unit is read. */
   opened?(api: IntegrationApi | null): void;
-  /**
-   * The store's head as the sync memory's open asked it, if it did (a served store only when its memory holds
-   * heads): the run's start head (RunJournaling.startHead), asked once.
-   */
+  /** The store's head as the sync memory's open asked it, if it did: the run's start head, asked once. */
   headSeen?(): string | undefined;
   /** A real run started as `run` at the store's `head`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
   started?(run: string, head: string | undefined): Promise<void>;
-  /**
-   * Just before a request goes: where the sync memory waits for a head its batch of acknowledgements is
-   * recorded with, what to tell the head the answer stood on (CallOptions.onHead); else undefined.
-   */
+  /** Just before a request goes: what to tell the head its answer stood on (CallOptions.onHead), if asked. */
   headWatch?(): ((head: string) => void) | undefined;
-  /**
-   * A run's last step before its report sinks complete and its journal ends: the sync memory stores
-   * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
-   */
+  /** Before the report sinks complete: the sync memory stores the run's end (docs/sync.md, "Format"; docs/ci.md). */
   ending?(): Promise<void>;
-  /**
-   * A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run; `held`: that,
-   * and the store says it holds it, so it stands whatever the memory says; false: sent again).
-   */
+  /** A unit acknowledged `ok` (Kept: in an earlier attempt; `held`: and the store holds it); false: sent again. */
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
-  /**
-   * A real run's unit the target refused; `taken`: it exists already, whoever made it; `unsent`: never sent (the run
-   * stopped first).
-   */
+  /** A real run's unit refused; `taken`: it exists already; `unsent`: never sent (the run stopped first). */
   refused?(unit: Unit<P>, taken: boolean, unsent?: boolean): void;
-  /**
-   * A real run's unit about to be put on record as sent (docs/sync.md, "A request cut short"). True
-   * when the memory wrote something: the request then waits for `intentsDurable` too.
-   */
+  /** A unit about to go on record as sent (docs/sync.md, "A request cut short"); true: wait for `intentsDurable`. */
   intend?(unit: Unit<P>, run: string): boolean;
   intentsDurable?(): Promise<void>;
-  /**
-   * A create the service would name: the payload with the `id` examctl chose (run-id.ts, `chosenId`),
-   * so a resend after a lost answer is not made twice. Undefined: the payload has an id.
-   */
+  /** A create the service would name, with the `id` examctl chose (run-id.ts); undefined: the payload has one. */
   withChosenId?(payload: P, id: string): P | undefined;
-  /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
+  /** Keeps something from an answer for the outcome's `remembered`. */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
-  /**
-   * Every unit rides on one request (invigilators remove: one call for the list): the whole
-   * input is dispatched before any answer is awaited, whatever the target's window.
-   */
+  /** Every unit rides on one request (invigilators remove): all dispatched before any answer is awaited. */
   sendsTogether?: boolean;
   /** The command read --only-failed's run report itself (an id list): records taken as they are. */
   readsOnlyFailedItself?: boolean;
-  /**
-   * On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume").
-   */
+  /** On `runs resume`: what a refused resend says the lost attempt did (docs/runs.md, "runs resume"). */
   lostAttemptDid?: LostAttemptDid;
-  /**
-   * The store collection a unit's id keys (a schedule's ScheduleExtId): on `runs resume`, a unit the
-   * interrupted attempt sent whose key the store changed since the run began may be done (`holds`; docs/runs.md).
-   */
+  /** The store collection a unit's id keys: on a resume, a key the store changed since may be done (docs/runs.md). */
   storeKeys?: 'users' | 'schedules';
-  /**
-   * Whether the local store holds what `payload` would write (`key`: its id, the one examctl chose too): on `runs
-   * resume`, an item of a key the store changed since the run began was applied by the run exactly when it does.
-   */
+  /** Whether the local store holds what `payload` would write under `key`: then the run applied it (`storeKeys`). */
   holds?(directory: LocalDirectory, payload: P, key: string): boolean;
 }
 
-/**
- * "One file, one id" (domain/one-id-per-file.ts) for every command: after `readIds`, each record of
- * a repeated id fails, naming the other's place; without that read (an adoption), the later one.
- */
+/** "One file, one id" (domain/one-id-per-file.ts): each record of a repeated id fails; without `readIds`, the later. */
 export class OneIdPerFile {
-  /** The ids of the read before the units; undefined when there was none. */
   private before: IdsOfOneInput | undefined;
   private now: IdsOfOneInput | undefined;
 
@@ -235,10 +165,7 @@ export class OneIdPerFile {
     private readonly idIn: (record: InputRecord) => string | null = (record) => idOf(record.fields, rule.field),
   ) {}
 
-  /**
-   * `known`: the ids of these very records, met by a read before (the sync memory's, user-sync-memory.ts): not read
-   * again.
-   */
+  /** `known`: these records' ids from an earlier read (user-sync-memory.ts): not read again. */
   async read(records: AsyncIterable<InputRecord>, known?: IdsOfOneInput): Promise<void> {
     const before = known ?? new IdsOfOneInput(this.rule);
     if (known === undefined) for await (const record of records) before.repeated(this.idIn(record), record.source);
@@ -255,17 +182,13 @@ export class OneIdPerFile {
     return this.now?.repeated(id, record.source) ?? this.before?.repeatedLater(record.source, id);
   }
 
-  /** The unit with the problem of its record's repeated id, if any. */
   checked<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
     const repeated = this.problemOf(record);
     return repeated === undefined ? unit : { ...unit, prepared: withProblem(unit.prepared, repeated) };
   }
 }
 
-/**
- * `units` and `unitCount` for a job whose every record is one unit; with `idRule`, its
- * records pass OneIdPerFile (`readIds` too).
- */
+/** `units` and `unitCount` for a job whose every record is one unit; with `idRule`, OneIdPerFile too. */
 export function unitPerRecord<P>(
   unitOf: (record: InputRecord) => Unit<P>,
   idRule?: IdRule,
@@ -289,20 +212,15 @@ export function unitPerRecord<P>(
 
 export type RunOptions = GlobalOptions & {
   onlyFailed?: boolean;
-  /**
-   * The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that
-   * zone, its dates shown that way.
-   */
+  /** The input's `--timezone` and `--date-format`: a report workbook's date-times are shown so. */
   timezone?: string | undefined;
   dateFormat?: string | undefined;
 };
 
 /** How a completed run ended (an interrupted or failed one throws after its report is written). */
 export interface RunOutcome<R = never> {
-  /** 0 when every item is ok, else 1. */
   exitCode: 0 | 1;
   summary: ReportSummary;
-  /** What `job.remember` kept. */
   remembered: R[];
 }
 

@@ -13,37 +13,24 @@ import {
 } from '../formats/report-csv-contract.js';
 import { UsageError } from '../system/errors.js';
 
-/**
- * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
- * run report CSV whose status is not ok. Each read starts the input again.
- */
+/** A job's records as the pipeline reads them: all, or with --only-failed a run report's rows not ok. */
 export class RecordSource {
-  /**
-   * Told the input's header and dialect once: when a row is passed over (--only-failed), or at the
-   * end of a read that met a header (a file of no rows), so a CSV report of no row keeps them.
-   */
+  /** Told the input's header and dialect once, so a CSV report of no row keeps them. */
   private onPassedOver: ((header: readonly string[], dialect?: CsvDialect) => void) | undefined;
   private headerTold = false;
 
   constructor(
     private readonly read: () => AsyncIterable<InputRecord>,
     private readonly onlyFailed: boolean,
-    /** The command, for the way on that a refusal names. */
     private readonly command = 'user sync',
   ) {}
 
-  /**
-   * Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after
-   * this call.
-   */
+  /** Receives the input's header: at the first row --only-failed passes over, else at the end of the next read. */
   tellHeaderTo(receiver: (header: readonly string[], dialect?: CsvDialect) => void): void {
     this.onPassedOver = receiver;
   }
 
-  /**
-   * --only-failed reads a real run's report (docs/cli.md, "Run report"), else exit 2 before anything
-   * is sent. Reads the whole file (edited in a spreadsheet, any row may tell), stopping at a refusal.
-   */
+  /** --only-failed reads a real run's report (docs/cli.md, "Run report"), else exit 2; the whole file is checked. */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;
     let first = true;
@@ -63,20 +50,12 @@ export class RecordSource {
     }
   }
 
-  /**
-   * The structure pass of a real run: reads the whole input (an InputFileError ends the run
-   * before anything is sent or created) and counts the records to send, building none when
-   * the reader can count on its own.
-   */
+  /** The structure pass of a real run: the whole input read before anything is sent, its records counted. */
   checkStructure(): Promise<number> {
     return countRecordsOf(this.read(), this.onlyFailed);
   }
 
-  /**
-   * The records to send, in batches (one per chunk read); with `pieces`, none longer than
-   * `first` records at first, then `then`, so the checks and the units of a batch are made a
-   * few records at a time, between sends.
-   */
+  /** The records to send, in batches; with `pieces`, none longer than `first` records at first, then `then`. */
   batches(pieces?: { first: number; then: number }): AsyncIterable<readonly InputRecord[]> {
     const source: AsyncIterable<InputRecord> & Partial<BatchedRecords> = this.read();
     const batches = recordBatches(source);
@@ -97,7 +76,6 @@ export class RecordSource {
     this.onPassedOver(header.cells, header.dialect);
   }
 
-  /** The records to send, one by one. */
   async *records(): AsyncIterable<InputRecord> {
     for await (const batch of this.batches()) yield* batch;
   }
@@ -123,12 +101,7 @@ const lostAnswer = (file: string, line: number, run: string): UsageError =>
     { code: 'E2111' },
   );
 
-/**
- * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700
- * CSV rows). A run that sends builds its units a piece at a time: the first request waits for
- * the first piece only, not for the whole first chunk's checks and validation, and no later
- * chunk holds answers back while all of its records are validated at once.
- */
+/** Batches cut into pieces: the first request waits for the first piece's checks only, not a whole chunk's. */
 async function* inPieces(
   batches: AsyncIterable<readonly InputRecord[]>,
   first: number,
@@ -141,11 +114,7 @@ async function* inPieces(
   }
 }
 
-/**
- * Every record's values checked for spreadsheet damage, whatever the input format: the
- * warnings join the reader's own, a spreadsheet's error value fails the record as a cell the
- * reader could not read does, and a U+FEFF inside a value is removed (and said).
- */
+/** Every record's values checked for spreadsheet damage (error values fail it, a U+FEFF is removed and said). */
 async function* checkedValues(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
   for await (const batch of batches) yield checked(batch);
 }

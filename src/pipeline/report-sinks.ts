@@ -33,10 +33,7 @@ export async function checkReportOption(options: GlobalOptions, deps: CommandDep
   await assertNotRead('--report', options.report, deps.invocation ?? options, deps);
 }
 
-/**
- * Why a report at `path` cannot be written (a directory of that name; a file in a directory this user cannot write in),
- * else undefined.
- */
+/** Why a report at `path` cannot be written (a directory of that name, a directory this user cannot write in). */
 function unwritableReport(path: string): string | undefined {
   try {
     const entry = statSync(path);
@@ -97,22 +94,15 @@ async function countsRenderer(
 
 export interface OpenReport {
   builder: RunReportBuilder;
-  /**
-   * Writes the summaries and puts the report file in place; a report file that could not be
-   * written is removed instead (its failure is `failure()`, for the caller to end the run with).
-   */
+  /** Writes the summaries and puts the report file in place, or removes one that failed (`failure()`). */
   close(): Promise<void>;
   /** Drops a half-written report file (the run ended before any report could be complete). */
   discard(): Promise<void>;
-  /** Set once the --report file could not be written: the run stops, the other reports go on. */
+  /** Set once the --report file failed: the run stops, the other reports go on. */
   failure(): ReportWriteError | undefined;
 }
 
-/**
- * The --report file's sink, turned off by its first write failure (a full disk) instead of that
- * failure ending the run half-way: the JSON document on stdout, the summary and the journal
- * still complete, and the run stops as at a target failure.
- */
+/** The --report file's sink, turned off by its first write failure: the run then stops as at a target failure. */
 class GuardedFileSink implements ReportSink {
   failure: ReportWriteError | undefined;
   discard = async (): Promise<void> => this.inner.discard?.();
@@ -140,8 +130,7 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is
-    // named once, as given.
+    // The report's own words without its path: the path is named once, as given.
     const reason = (error as { reason?: unknown } | undefined)?.reason;
     const why = typeof reason === 'string' ? reason : messageOf(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
@@ -164,27 +153,19 @@ class GuardedFileSink implements ReportSink {
   }
 }
 
-/**
- * The run report's destinations: the JSON document on stdout with --json, the --report file,
- * and always the human summary on stderr.
- */
+/** The run report's destinations: --json's document on stdout, the --report file, the summary on stderr. */
 export async function openRunReport(
   header: ReportHeader,
   /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates. */
   options: RunOptions & { plannedRun?: string | undefined },
   deps: CommandDeps,
-  /**
-   * A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines
-   * beside the counts (RecordJob.summaryNotes).
-   */
+  /** A refused run (run-pipeline.ts): the summary says only the counts (and RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
   /** A report rebuilt after its run (`runs show`): the run's own times, not the moment it is written. */
   times?: RunTimes,
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
-  // A dry run reads its input once, so a structural error late in the file comes after items
-  // were reported: its document reaches stdout only once the run completed, never half of it.
-  // A real run checked the structure first and streams (a consumer sees sending under way).
+  // A dry run's late structural error comes after items were reported: its document waits for the end.
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
   const stdout = options.json ? new BufferedSink(spool ?? deps.stdout) : undefined;
   if (stdout !== undefined) sinks.push(new JsonReportWriter(stdout, header));

@@ -56,8 +56,7 @@ async function targetDifferences(
       `its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`,
     );
   }
-  // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the
-  // profile's.
+  // A token file given now is the one used, not a recorded one.
   if (typeof recorded.tokenFile === 'string' && given.tokenFile === undefined) {
     const base = typeof recorded.cwd === 'string' ? recorded.cwd : deps.cwd;
     differences.push(
@@ -80,10 +79,7 @@ async function targetDifferences(
   return differences;
 }
 
-/**
- * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
- * --target-from-run was given or a person confirmed it at a prompt (--yes is not enough).
- */
+/** Says the recorded target, then refuses (exit 2) a differing one unless --target-from-run or a person confirms. */
 export async function confirmResumeTarget(
   opened: OpenedResume,
   given: GlobalOptions & { targetFromRun?: boolean },
@@ -123,10 +119,7 @@ export async function confirmResumeTarget(
   );
 }
 
-/**
- * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN while EXAMCTL_BASE_URL names no
- * other URL; a profile's that names it (named, else the run's own, else the default).
- */
+/** The token a resume sends is for the run's URL, else exit 2 (EXAMCTL_TOKEN, or a profile's that names it). */
 function chooseToken(
   { record }: OpenedResume,
   options: Record<string, unknown>,

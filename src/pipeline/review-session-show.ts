@@ -24,10 +24,7 @@ import * as cells from '../report/review-session-csv.js';
 import { displayNameOf, inputPathOf, refuseTooLong, sayOnce, type SheetFlagOptions } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
-/*
- * `examctl review-session show` (docs/cli.md, "review-session show"): the output settings, the ids asked for,
- * each session read, and each output's view (the table, the workbook, what was cut).
- */
+/* `examctl review-session show` (docs/cli.md, "review-session show"). */
 
 /** `review-session show`'s own flags (src/cli/commands/review-session-show.options.ts). */
 export type ShowFlags = Pick<SettingFlags, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'> &
@@ -39,11 +36,7 @@ export type ShowFlags = Pick<SettingFlags, 'timezone' | 'dateFormat' | 'delimite
     bom?: boolean;
   };
 
-/**
- * Shows the sessions asked for, read at most --concurrency ahead in the order asked: the table a session at a
- * time as it comes, or one file of all their rows (json, ndjson, csv, xlsx), spooled until all are read. One
- * session's failure with --json is its error document on `outer`, the stdout before --out.
- */
+/** Shows the sessions asked for, read at most --concurrency ahead: a table a session at a time, or one file. */
 export async function showReviewSessions(
   flags: ShowFlags,
   globals: GlobalOptions,
@@ -53,8 +46,7 @@ export async function showReviewSessions(
 ): Promise<number> {
   const showPin = flags.showPin === true;
   const format = flags.output === 'xlsx' ? 'xlsx' : globals.json === true ? 'json' : (flags.output ?? 'table');
-  // Each flag, else the profile's key: the admin's zone and date format serve both ways, so a profile that reads
-  // the exports in Europe/London shows the results there too (docs/cli.md, "review-session show").
+  // Each flag, else the profile's key: the admin's zone and date format serve both ways (docs/cli.md).
   const { values } = await resolveSettings({ ...globals, ...flags }, deps);
   const times = {
     timezone: settingText(values.timezone, 'timezone'),
@@ -68,8 +60,7 @@ export async function showReviewSessions(
   const tableTimes = reading.times;
   // Where the zone came from, as the table's Times line and a workbook's header notes say it: the flag or the profile.
   const timesFrom = values.timezone?.from ?? "this computer's zone; --timezone to change";
-  // Text files and scripts get the times as sent unless a flag or the profile asks; wall times (a date format,
-  // a workbook's date cells) name no zone: they are in the table's zone, said on stderr.
+  // Text files get the times as sent unless asked; wall times name no zone: the table's, said on stderr.
   const zoneGiven = times.timezone !== undefined;
   const wallTimes = times.dateFormat !== undefined || format === 'xlsx';
   const target = await targetOf();
@@ -109,8 +100,7 @@ export async function showReviewSessions(
   }
   if (format === 'json' && only !== undefined) await printJson(deps, only.session, 2);
   else if (format !== 'table') {
-    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its
-    // properties and header notes.
+    // A text file's wall times say their zone in a last column; a workbook in its properties and notes.
     const zoneColumn = times.dateFormat !== undefined && format !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
     const layout = columns.layout({ pinColumn: showPin, sessionColumn: several, ...zoneColumn });
     const eachTable: cells.EachTable = async (write) => {
@@ -199,10 +189,7 @@ async function tableView(
   return renderReviewSession(session, { ...stdoutTableStyle(deps), showPin, times, timesFrom });
 }
 
-/**
- * The table as a typed workbook on stdout (or --out), its times as docs/cli.md, "Times" says, and what did not
- * fit it said on stderr. The rows go into the sheet a session at a time (`eachTable`).
- */
+/** The table as a typed workbook on stdout or --out (times: docs/cli.md, "Times"); what did not fit said on stderr. */
 async function writeXlsx(
   header: string[],
   rowCount: number,
@@ -256,10 +243,7 @@ async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   }
 }
 
-/**
- * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
- * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
- */
+/** One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be read (1101). */
 async function readSession(
   api: IntegrationApi,
   externalId: string,

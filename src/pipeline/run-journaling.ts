@@ -5,7 +5,7 @@ import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
-import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
+import { localDirectoryOf } from '../port/local-directory.js';
 import {
   APPLIED_BEFORE_INTERRUPT,
   appliedHeads,
@@ -20,13 +20,12 @@ import {
   type ResumeDecision,
   type RunJournal,
 } from '../runs/index.js';
-import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { counted, formatCount, namedFirst } from '../formats/number-format.js';
-import type { Outcome, RunOptions, Unit } from './record-job.js';
+import type { Outcome, RecordJob, RunOptions, Unit } from './record-job.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -41,42 +40,30 @@ export interface RunJournaling {
   readonly id: string;
   /** On a resume, the recorded report entry of a unit whose outcome stands; else undefined. */
   kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
-  /** Resolves once the unit is on record as sent; units dispatched in one turn share one fsync. */
+  /** Resolves once the unit is on record as sent; the units of one turn share one fsync. */
   sending(n: number, unit: Unit<unknown>): Promise<void>;
   /** `count` units on record as sent, the memory's intents too: the crash rehearsal's `sent` point. */
   onRecord?(count: number): void;
-  /**
-   * On a resume, whether kept unit `n` is in the store by its own word (it changed the unit's key after
-   * the run began): it stands, whatever the sync memory says of the attempt that sent it.
-   */
+  /** On a resume: kept unit `n` is in the store by its own word (its key changed after the run began): it stands. */
   inStore?(n: number): boolean;
-  /**
-   * On a resume, whether unit `n` was applied by an earlier attempt and lost by a restore of the store since:
-   * it is sent again, whatever the sync memory says (its acknowledgement is what the store lost).
-   */
+  /** On a resume: unit `n`, applied by an earlier attempt, was lost by a restore since: sent again, memory or not. */
   lost?(n: number, unit: Unit<unknown>): boolean;
   /** A new run whose resume asks the store (`storeKeys`): the store's head as it began, in its journal's header. */
   readonly startHead?: string;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
-  /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
+  /** Journals a unit --changed-only did not send (unchanged since run `since`), compactly. */
   unchanged(n: number, since: string): void;
-  /** Journals a unit the local checks refused (never sent). */
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
   /** A send that threw: transient (network, 429, 5xx) or sent without an answer; resent as maybe applied. */
   unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
-  /**
-   * Ends this attempt with an end line and releases the run; units sent without an answer are withdrawn.
-   * `nothingSent`: no attempt of the run had a request answered or lost (a lock refusal then marks it `refused`).
-   */
+  /** Ends the attempt (units sent without an answer withdrawn); `nothingSent`: a lock refusal marks it `refused`. */
   end(reason: EndReason, summary: ReportSummary, stopError?: unknown, nothingSent?: boolean): Promise<void>;
-  /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
   /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
   discard(): Promise<void>;
 }
 
-/** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
 function pinDigest(pin: string): string {
   return createHash('sha256').update(pin, 'utf8').digest('hex');
 }
@@ -97,20 +84,11 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
     );
 }
 
-/**
- * What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did.
- */
-export interface JournaledTraits {
-  lostAttemptDid?: LostAttemptDid;
+/** What the journal keeps of the job (choosesIds: RecordJob.withChosenId; headSeen: RecordJob.headSeen's answer). */
+export type JournaledTraits = Pick<RecordJob<unknown>, 'lostAttemptDid' | 'storeKeys' | 'holds'> & {
   choosesIds?: boolean;
-  storeKeys?: 'users' | 'schedules';
-  /** RecordJob.holds: what decides, by value, an item of a key the store changed since the run began. */
-  holds?(directory: LocalDirectory, payload: unknown, key: string): boolean;
-  /**
-   * The store's head as the sync memory's open asked it (RecordJob.headSeen): the run's start head, not asked twice.
-   */
   headSeen?: string | undefined;
-}
+};
 
 /** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
 export async function startJournaling(
@@ -134,17 +112,19 @@ export async function startJournaling(
       `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`,
     );
   const resumed = deps.resume;
+  // The store's head as an attempt begins (a local store's, `local serve`'s; none from the platform), durable before
+  // its first request: a later resume asks what the store changed since (storeSinceStart, keptButLost).
+  const startHead = async () =>
+    storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
     const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
-    // Where this attempt begins: what it applies is judged against it by a later resume (keptButLost).
-    const attemptHead = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
+    const attemptHead = await startHead();
     if (attemptHead !== undefined) await journal.attemptHead(attemptHead);
     if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
-    // Whether the store holds what a unit of a key it changed since the run began would write: that
-    // change is the run's exactly then, else another writer's (or a restore's and one since). A
-    // served store cannot be read: there the key decides (undefined).
+    // Whether the store holds what a unit of a key it changed since the run began would write: then that change is
+    // the run's. A served store cannot be read: there the key decides (undefined).
     const directory = target.kind === 'local' ? localDirectoryOf(api) : undefined;
     const heldBy = (unit: Unit<unknown>, key: string): boolean | undefined =>
       directory === undefined || holds === undefined || !unit.prepared.ok
@@ -157,6 +137,9 @@ export async function startJournaling(
     // Decided once per unit, whichever of `lost` and `kept` asks first (each asks in position order).
     let early: [n: number, decision: ResumeDecision] | undefined;
     let keptAsked = -1;
+    // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
+    const keyOf = (n: number, unit: Unit<unknown>) =>
+      unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
     const decide = (n: number, unit: Unit<unknown>): ResumeDecision => {
       if (early?.[0] === n) return early[1];
       const decision = plan.decide(refOf(n, unit));
@@ -180,16 +163,13 @@ export async function startJournaling(
       journal,
       {
         kept(n, unit) {
-          // Acknowledged to an earlier attempt, then lost by a restore of the store or changed by another
-          // writer since: sent again.
           if (lost.has(n)) return undefined;
           const decision = decide(n, unit);
           keptAsked = n;
           early = undefined;
           if (otherValues.has(n)) return undefined;
-          // As `runs show` gives it (with the id examctl chose, if it did).
           if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
-          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          const key = keyOf(n, unit);
           // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
           if (
             decision.maybeApplied &&
@@ -227,9 +207,8 @@ export async function startJournaling(
           if (decision === undefined) return outcome;
           decisions.delete(n);
           // The store changed its key in none of the run's attempts: none applied it, so this answer is exact.
-          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          const key = keyOf(n, unit);
           if (applied !== undefined && key !== null && !applied.has(key)) return outcome;
-          // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
           const settled = settleInFlight(
             record.id,
             decision,
@@ -245,7 +224,6 @@ export async function startJournaling(
   }
   const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
   let input = null;
-  // Each file as the command read it, not as found after the prompt.
   const read = (path: string) => FILES_READ.get(deps.stderr)?.get(path);
   if (typeof invocation.file === 'string' && invocation.file !== '-') {
     const file = resolve(deps.cwd, invocation.file);
@@ -255,17 +233,14 @@ export async function startJournaling(
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
-  // The sync memory's place as this run used it, from the flag or EXAMCTL_SYNC_DIR: a resume feeds
-  // the same one, and a later night compares it (sent-memory.ts, a memory older than a run).
+  // The sync memory's place as this run used it: a resume feeds it, a later night compares it (sent-memory.ts).
   const givenSyncDir = journaledSyncDir(invocation.syncDir, deps);
   if (givenSyncDir !== undefined) invocation.syncDir = givenSyncDir;
-  // The command tree (or runs resume) says which options the command's declaration keeps.
   if (deps.keptOptions === undefined)
     throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
   const recorded = recordedOptions(invocation, deps.keptOptions.names);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
-  // A file that shapes every request as much as --file does (schedule push's --schedule, a map
-  // file, a profile's unless it shaped nothing): its digest is kept, so a resume reads the same one.
+  // A file that shapes every request as --file does (--schedule, a map file): its digest is kept for a resume.
   const digestOf = (path: string) =>
     fingerprintInput(path, read(path)).then(
       ({ sha256 }) => sha256,
@@ -283,7 +258,6 @@ export async function startJournaling(
   const settings =
     noted?.settings ?? (await resolveSettings(invocation, deps, deps.runProfile, deps.cwd).catch(() => undefined));
   const active = settings?.profile;
-  // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
   const mapFile = active?.defaults.mapFile && resolve(active.configDir, active.defaults.mapFile);
   // Whether its map file shaped anything, judged as the input was read (no read noted: kept and checked).
@@ -298,13 +272,10 @@ export async function startJournaling(
           ...(profiled ? { baseUrl: profiled } : {}),
           mapFileSha256: mapped,
         };
-  // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await storeInstance(target.report);
-  // The store's head before anything is sent (a local store's, `local serve`'s; none from the platform): a
-  // resume asks what the store changed since (storeSinceStart). Durable in the header before the first request.
-  const head = storeKeys === undefined ? undefined : (headSeen ?? (await api?.storeHead?.([]))?.head);
+  const head = await startHead();
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
@@ -322,21 +293,15 @@ export async function startJournaling(
   return head === undefined ? journaled : { ...journaled, startHead: head };
 }
 
-/** What the store says of a resumed run (storeSinceStart): nothing, where it cannot say. */
+/** What the store says of a resumed run: the keys it changed since the run began (if known), the kept units it lost. */
 interface SinceStart {
-  /** The keys of the collection the store changed after the run began; undefined: not known. */
   applied: ReadonlySet<string> | undefined;
-  /** The kept units the store no longer holds (resume-plan.ts, keptButLost): sent again. */
   lost: ReadonlySet<number>;
 }
 
 const NOTHING_KNOWN: SinceStart = { applied: undefined, lost: new Set() };
 
-/**
- * Where the store stands against the head the run began at (docs/runs.md, "A store restored under a
- * run"): the keys of `collection` it changed since, and the kept units it lost. It cannot say for the
- * platform, a run that recorded no head; there the journal stands.
- */
+/** The store against the run's start head (docs/runs.md, "A store restored under a run"); none: the journal stands. */
 async function storeSinceStart(
   target: ResolvedTarget,
   record: OpenedResume['record'],
@@ -345,7 +310,6 @@ async function storeSinceStart(
   const head = record.header.storeHead;
   if (head === undefined) return NOTHING_KNOWN;
   const prefix = `${collection}:`;
-  // Each attempt's start head the store holds, with the keys it changed since (keptButLost); the run's own first.
   const changedSince = new Map<string, ReadonlySet<string>>();
   for (const at of new Set([head, ...appliedHeads(record)])) {
     const standing = await storeHead(target, [at], true).catch(() => undefined);
@@ -360,7 +324,6 @@ async function storeSinceStart(
   return { applied: changedSince.get(head), lost: keptButLost(record, changedSince) };
 }
 
-/** The note a resume gives, once, where the store lost units an earlier attempt applied. */
 function lostWords(run: string, count: number, sinceStart: boolean): string {
   return (
     `run ${run}: ${counted(count, 'row')} an earlier attempt applied ${count === 1 ? 'is' : 'are'} not in the store ` +
@@ -368,10 +331,7 @@ function lostWords(run: string, count: number, sinceStart: boolean): string {
   );
 }
 
-/**
- * A unit the interrupted attempt sent whose key the store changed after the run began (`read`: to what it
- * writes, the store read to tell): done, not sent again.
- */
+/** A unit the interrupted attempt sent whose key the store changed since (`read`: to what it writes): done. */
 function appliedBeforeInterrupt(run: string, read: boolean): Pick<Outcome, 'status' | 'errors' | 'action' | 'note'> {
   return {
     status: 'ok',
@@ -390,8 +350,7 @@ function journaling(
 ): RunJournaling {
   let batch: ItemRef[] = [];
   let batchDurable: Promise<void> | undefined;
-  // Units on record as sent with no answer. At the attempt's end those left never went out:
-  // withdrawn, so `runs show` says "not sent" and a resume takes them as never reached.
+  // Units on record as sent with no answer: withdrawn at the attempt's end (they never went out).
   const unanswered = new Map<number, ItemRef & { reason?: string }>();
   return {
     id: journal.id,
@@ -402,8 +361,7 @@ function journaling(
       const ref = refOf(n, unit);
       batch.push(ref);
       unanswered.set(n, ref);
-      // One sent() per turn: the units dispatched together share a write and an fsync, and a
-      // job that sends them together (one DELETE for a list) still sees them in one turn.
+      // One sent() per turn: a job that sends its units together (one DELETE for a list) sees them in one write.
       batchDurable ??= Promise.resolve().then(() => {
         const refs = batch;
         batch = [];
@@ -418,7 +376,6 @@ function journaling(
       const settled = resume.settle(n, unit, outcome);
       // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
       const removed = settled.status === 'failed' ? undefined : unit.membership?.removed;
-      // One object per answer: a field left undefined is not written (src/runs/journal-encoder.ts).
       journal.outcome({
         n,
         source: unit.source,
@@ -444,8 +401,7 @@ function journaling(
     unanswered(n, unit, error) {
       // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
       if (error instanceof StoreReplacedError) return;
-      // A definite target failure, or a request that never reached the service: withdrawn at the
-      // end in the report's words, never "may have been applied" (docs/runs.md, "Transient outcomes").
+      // A definite failure, or never reached: withdrawn in the report's words (docs/runs.md, "Transient outcomes").
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
         unanswered.set(n, { ...refOf(n, unit), reason: stoppedItemReason(error) });
         return;
@@ -462,8 +418,7 @@ function journaling(
           transient: true,
         });
       } catch {
-        // The journal failed or closed: the unit stays sent without an answer (resent all the
-        // same), and the attempt's end reports the journal's failure; the target's error stands.
+        // The journal failed: the unit stays sent without an answer (resent all the same); the end says why.
       }
     },
     end(reason, summary, stopError, nothingSent) {
@@ -475,19 +430,14 @@ function journaling(
   };
 }
 
-/**
- * `--sync-dir`, else EXAMCTL_SYNC_DIR, as a journal records it: a state service's address as given
- * (state-http.ts refuses credentials in it), a directory resolved; undefined for the default.
- */
+/** `--sync-dir`, else EXAMCTL_SYNC_DIR, as journaled: an address as given (state-http.ts), a directory resolved. */
 export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 'cwd'>): string | undefined {
   const given = givenSyncDir(flag, deps.env);
   if (given === undefined) return undefined;
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }
 
-/* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */
-
-/** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
+/** Flags of `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
 const RESUME_OVERRIDES = [
   'json',
   'report',
@@ -532,10 +482,7 @@ export async function refuseReplacedStore(header: OpenedResume['record']['header
   );
 }
 
-/**
- * The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given
- * output flags.
- */
+/** A resumed run's options: its recorded flags and target, the PIN checked against its digest, given output flags. */
 export function resumedOptions(
   opened: OpenedResume,
   given: GlobalOptions,
@@ -563,9 +510,7 @@ export function resumedOptions(
   } else if (pin !== undefined) {
     throw new UsageError(`run ${header.id} was started without --pin; a resume sends what the run sent`);
   }
-  // The recorded target, not the one configured today: the items already sent went there.
   options.target = header.target.kind;
-  // The sync memory it fed, whatever EXAMCTL_SYNC_DIR says now.
   if (header.syncDir !== undefined) options.syncDir = header.syncDir;
   // A flag of the run naming the other target (recorded before two were refused) names none here.
   delete options[header.target.kind === 'local' ? 'baseUrl' : 'store'];
@@ -580,16 +525,10 @@ export function resumedOptions(
   return options;
 }
 
-/*
- * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome|parse>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
- * the run sends itself SIGNAL at a point it reaches (`parse`: the Nth piece of a long JSON text
- * read, system/json-scan.ts); several, comma-separated, each at its own point (a SIGSTOP, then a
- * SIGKILL further on). Unset, it costs one environment lookup per run.
- */
+/* `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome|parse>:<N>:<SIGNAL>`: docs/runs.md, "Rehearsing a crash". */
 type TestSignalEvent = 'sent' | 'outcome' | 'parse';
 
 interface TestSignal {
-  /** Counts `count` events of `event`; a marker's signal goes at the one that reaches its N. */
   counted(event: TestSignalEvent, count?: number): void;
 }
 

@@ -12,20 +12,14 @@ import { instantOf } from '../flags/flag-values.js';
 import { printLine, say } from '../formats/terminal-text.js';
 import { counted, formatCount } from '../formats/number-format.js';
 
-/*
- * `runs list` and `runs prune` (docs/runs.md): the user's run journals listed, or the old ones removed, and what
- * each says (one --json document, or lines).
- */
+/* `runs list` and `runs prune` (docs/runs.md). */
 
 /** Who "the current user" is for the runs' ownership checks (run-trust.ts); tests inject another. */
 export function trustOf(deps: CommandDeps): RunTrust {
   return deps.runTrust ?? currentTrust();
 }
 
-/**
- * `runs list`: newest first, with `since` only those started at or after it; --json prints `{ runsDir, runs,
- * unreadable }`.
- */
+/** `runs list`: newest first; with `since`, only those started at or after it. */
 export async function listRunsOut(
   since: Parameters<typeof instantOf>[0] | undefined,
   options: GlobalOptions,
@@ -65,7 +59,7 @@ export async function listRunsOut(
   return 0;
 }
 
-/** `runs prune`: removes the runs past `policy` (by default src/defaults.ts's), and says what it removed, kept and left. */
+/** `runs prune`: removes the runs past `policy` (by default src/defaults.ts's); says what it removed, kept and left. */
 export async function pruneRunsOut(
   policy: Parameters<typeof pruneRuns>[1],
   options: GlobalOptions,

@@ -37,20 +37,16 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-// A plan's modules (their zod schema) load only for --plan-out or examctl apply: every other run starts without them.
 import type { PlanTap } from './plan-tap.js';
 import { firstRecord } from './command-input.js';
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
 
-/** Records in the first piece at least (a window of 1 must not cost an await per record). */
+/** Records in the first piece at least: a window of 1 must not cost an await per record. */
 const MIN_PIECE = 16;
 
-/**
- * A run in named steps (docs/architecture.md, "The life of a record"). Throws TargetError (3) or
- * InterruptedError (130) after the report is written, InputFileError or UsageError (2) before any send.
- */
+/** A run in named steps (docs/architecture.md, "The life of a record"); exit 2 before any send, 3 or 130 after. */
 export async function runPipeline<P, R = never>(
   job: RecordJob<P, R>,
   options: RunOptions,
@@ -68,8 +64,7 @@ export async function runPipeline<P, R = never>(
   const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
   const input = new RecordSource(() => job.records(), onlyFailed, job.command);
   await input.checkIsRunReport();
-  // A real run checks the whole file's structure before anything is sent. A dry run reads once:
-  // a late structural error still ends it with exit 2 and no report (outputs are held back).
+  // A dry run reads once: a late structural error still ends it with exit 2 and no report (outputs are held back).
   const total = dryRun ? undefined : await input.checkStructure();
   await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string | { plan: string }> => {
@@ -80,7 +75,6 @@ export async function runPipeline<P, R = never>(
       return { plan: await unitPlanWords(job.units(input.batches()), job.confirmAction, holding) };
     }
     const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
-    // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
@@ -96,17 +90,12 @@ export async function runPipeline<P, R = never>(
     await plan?.discard();
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
-  // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.unitCount?.(total);
-  const { api, report, target, journal } = await openPlanned(plan, () =>
-    openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
-      lostAttemptDid: job.lostAttemptDid,
-      storeKeys: job.storeKeys,
-      holds: job.holds,
-      headSeen: job.headSeen?.(),
-      choosesIds: job.withChosenId !== undefined,
-      plannedRun: job.plannedAgainst?.(),
-    }),
+  const { api, report, target, journal } = await openRun(job, describeSend, options, deps, targetOf, unitTotal).catch(
+    async (error: unknown) => {
+      await plan?.discard();
+      throw error;
+    },
   );
   job.opened?.(api);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
@@ -137,14 +126,12 @@ export async function runPipeline<P, R = never>(
     signal: deps.signal,
     stopWhen: () => report.failure() ?? units.inputFailed,
     journal,
-    // A job that sends its units together puts them on record together, in the turn they go; why
-    // 256 ahead of the one dispatched, and what it costs: docs/runs.md, "Sent ahead".
+    // Why 256 ahead, and what it costs: docs/runs.md, "Sent ahead".
     recordAhead: job.sendsTogether ? 0 : Math.max(256, window),
     piped: deps.invocation?.file === '-',
   });
 
-  // A run that sends reads its units a piece at a time, the next while requests are in flight,
-  // each put on record as sent as it is read (docs/runs.md, "Sent ahead").
+  // Read a piece at a time, the next while requests are in flight (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
@@ -158,8 +145,7 @@ export async function runPipeline<P, R = never>(
     !dryRun,
   );
   try {
-    // One file, one id: the whole input read before the units, so both records of an id fail
-    // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
+    // After the run says its target and settings, which a dry run's header error follows.
     await job.readIds?.(input.records());
     if (journal !== undefined) await job.started?.(journal.id, journal.startHead);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
@@ -187,13 +173,11 @@ export async function runPipeline<P, R = never>(
     (sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum),
     0,
   );
-  // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
   const rebuildHint =
     journal === undefined || options.report === undefined
       ? ''
       : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
-  // A run that read stdin or a pipe (journaled as `--file -`) cannot be resumed: its hint says what can be done.
   const resumeHint =
     journal === undefined
       ? ''
@@ -219,8 +203,7 @@ export async function runPipeline<P, R = never>(
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint, dispatcher.answered)
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
-  // The sync memory stored where it is kept before the sinks complete: a store that fails is the
-  // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
+  // Stored before the sinks complete: its failure is the run's error in each (docs/ci.md), unless it stopped otherwise.
   const endFailure = await job.ending?.().then(
     () => undefined,
     (error: unknown) => error,
@@ -239,7 +222,6 @@ export async function runPipeline<P, R = never>(
       throw error;
     }
   } else await plan?.discard();
-  // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
   try {
     await report.close();
@@ -262,11 +244,9 @@ export async function runPipeline<P, R = never>(
         (deps.resume === undefined || deps.resume.record.end?.stopped === 'refused'),
     );
   } catch (error) {
-    // A journal that failed mid-run cannot take its end line either: the run stays interrupted
-    // (resumable), and the failure that stopped it is what the caller hears.
+    // A journal that failed mid-run takes no end line either: the run stays resumable.
     if (stopError instanceof RunJournalWriteError) throw stopError;
-    // It failed after the last record went (its last lines, or the end line): the report is whole,
-    // the journal is not, and a resume sends again what it did not keep.
+    // It failed after the last record went: the report is whole, the journal is not.
     if (error instanceof RunJournalWriteError)
       throw new RunJournalWriteError(
         `${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`,
@@ -274,13 +254,11 @@ export async function runPipeline<P, R = never>(
     throw error;
   }
   const reportFailure = report.failure();
-  // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
-  // stop keeps its exit code, and the missing file is said, with the way to get it back.
+  // Stopped for something else while the report file failed too: that stop keeps its exit code.
   if (runError !== undefined && reportFailure !== undefined && !(runError instanceof ReportWriteError)) {
     await say(deps, `${errorLine(reportFailure)}: ${reportFileFate(reportFailure, rebuildHint)}`);
   }
   if (runError !== undefined) throw runError;
-  // The report file failed only as it was completed: every record went, only the file is missing.
   if (reportFailure !== undefined) {
     throw new ReportWriteError(
       `${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`,
@@ -295,8 +273,7 @@ export async function runPipeline<P, R = never>(
         : '';
     await say(deps, `stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped`);
   }
-  // A signal that came once every record was in flight (the local target takes a batch at a
-  // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
+  // A signal once every record was in flight: nothing was left unsent, so the run finished (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
     await say(
       deps,
@@ -312,20 +289,7 @@ export async function runPipeline<P, R = never>(
   };
 }
 
-/** Opens the run; a plan begun is discarded if it cannot be. */
-async function openPlanned<T>(plan: PlanTap | undefined, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    await plan?.discard();
-    throw error;
-  }
-}
-
-/**
- * Every unit dispatched in input order, then every answer reported. Its own function: V8 optimizes
- * this small per-unit body, not the whole run's setup and ending with it.
- */
+/** Every unit dispatched in input order, then every answer reported; its own function so V8 optimizes this body. */
 async function dispatchAll<P, R>(
   units: UnitQueue<P>,
   scheduler: InOrderScheduler<ReportEntry>,
@@ -375,15 +339,11 @@ function answersInTurns(
     upsertUser: (request, options) => inTurns(api.upsertUser(request, options)),
     removeInvigilators: (scheduleExtId, userExtIds, options) =>
       inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
-    // The pipeline closes the API itself and asks it for the retry counts.
     close: () => api.close(),
   };
 }
 
-/**
- * The job's units in input order, each piece announced (`onPiece`) as it is read, one at a time
- * whoever asks; a read ahead that failed fails the next `take`: nothing goes after the input failed.
- */
+/** The job's units in input order, each piece announced as read; a read ahead that failed fails the next `take`. */
 class UnitQueue<P> {
   private readonly source: AsyncIterator<readonly Unit<P>[]>;
   private piece: readonly Unit<P>[] = [];
@@ -391,7 +351,6 @@ class UnitQueue<P> {
   private readonly later: (readonly Unit<P>[])[] = [];
   private ended = false;
   private failure: { error: unknown } | undefined;
-  /** The piece being read, if one is. */
   reading: Promise<boolean> | undefined;
   announced = 0;
   /** A real run's input failing once checked (it changed): the end of its units, the run's stop. */
@@ -405,7 +364,7 @@ class UnitQueue<P> {
     this.source = units[Symbol.asyncIterator]();
   }
 
-  /** The next unit read, or undefined when none is at hand (`read` then reads on). */
+  /** The next unit read, or undefined when none is at hand. */
   take(): Unit<P> | undefined {
     if (this.failure !== undefined) throw this.failure.error;
     while (this.at === this.piece.length) {
@@ -427,7 +386,7 @@ class UnitQueue<P> {
     }
   }
 
-  /** Stops reading (the input's file is closed), as leaving a `for await` early does. */
+  /** Stops reading (the input's file is closed). */
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
@@ -435,7 +394,7 @@ class UnitQueue<P> {
     await this.source.return?.();
   }
 
-  /** Reads the next non-empty piece (the one being read, if one is); false at the end of the input. */
+  /** Reads the next non-empty piece; false at the end of the input. */
   read(): Promise<boolean> {
     if (this.failure !== undefined) return Promise.reject(this.failure.error);
     if (this.ended) return Promise.resolve(false);
@@ -493,8 +452,7 @@ async function writeRefusedRun<P, R>(
     (error.exitCode !== 2 && error.exitCode !== 3)
   )
     return error;
-  // The input itself is at fault (a dry run's first read is in `prepare`: an unknown column, a
-  // malformed line): no document, as when the structure pass finds it.
+  // The input itself is at fault: no document, as when the structure pass finds it.
   if (error instanceof InputFileError && !(error instanceof InputRefusedError)) return error;
   let report: Awaited<ReturnType<typeof openRunReport>>;
   try {
@@ -531,19 +489,17 @@ async function writeRefusedRun<P, R>(
       }
     }
   } catch {
-    // The input cannot be read at all (a dry run's first read met a bad --map-file): no
-    // documents, as when a real run's structure pass meets it; the refusal is what is said.
+    // Unreadable at all: no documents, as when a real run's structure pass meets it.
     if (reported === 0) {
       await report.discard().catch(() => undefined);
       return error;
     }
-    // Read in part: the items reported so far stand, the refusal is what is said.
   }
   report.builder.stopped(error);
   try {
     await report.close();
   } catch {
-    // The refusal is what the run ends with; a report that could not be completed is said below.
+    // The refusal is what the run ends with; the report's failure is said below.
   }
   const failure = report.failure();
   if (failure !== undefined) await say(deps, errorLine(failure));
@@ -565,11 +521,7 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
   return `the finished report was kept at ${failure.keptAt}${planted ? '' : ' (move it into place once the file is closed)'}`;
 }
 
-/**
- * A run stopped by one of its own files (exit 3), said with how to finish; a target that failed after it answered
- * some of the run's requests (a service gone mid-night), with how many and how to finish: its message is the one
- * request's ("nothing was sent" of that request), never the run's; else a target's failure as it is.
- */
+/** A run stopped by its own file or by a target that answered some requests first, said with how to finish. */
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string, answered: number): Error {
   if (error instanceof RunJournalWriteError)
     return new RunJournalWriteError(
@@ -598,7 +550,7 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string, answ
   return error;
 }
 
-/** The progress line on a terminal; elsewhere (CI, a pipe) a plain stderr line every ~10 s. */
+/** The progress line on a terminal; elsewhere a plain stderr line every ~10 s. */
 function runProgress(
   job: RecordJob<unknown, unknown>,
   units: number | undefined,
@@ -613,7 +565,6 @@ function runProgress(
     write: (line) => void deps.stderr.write(line),
     total: units,
     label: job.command,
-    // The spinner's colour as every table's, on the terminal it is drawn on.
     color: colorEnabled({ isTTY: true, env: deps.env }),
   });
 }
@@ -650,23 +601,18 @@ async function checkReportFits(
   );
 }
 
-/**
- * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
- * profile that cannot be read is the command's to refuse before this: here it says nothing.
- */
+/** Whether a run fails its warned records (docs/cli.md, "--strict"); an unreadable profile says nothing here. */
 async function warningsFail(
   options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: Pick<CommandDeps, 'env' | 'config' | 'runProfile'>,
 ): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;
-  // A run read again (a resume) with the profile it was started with.
   return (await resolveSettings(options, deps, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
 }
 
 /** The units, each one with a warning failed by it (after any problem it had). */
 async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
   for await (const batch of batches) {
-    // Most batches have no warning: passed on as they are, no copy.
     yield batch.some(warned) ? batch.map((unit) => (warned(unit) ? failed(unit) : unit)) : batch;
   }
 }
@@ -674,7 +620,6 @@ async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): As
 const warned = (unit: Unit<unknown>): boolean => (unit.warnings?.length ?? 0) > 0;
 
 function failed<P>(unit: Unit<P>): Unit<P> {
-  // Each warning as the problem that fails its record under --strict: the same field, line, code and text.
   const problems = (unit.warnings ?? []).map(
     ({ field, code, message, line }): Problem => ({ field, code, message, ...(line === undefined ? {} : { line }) }),
   );
@@ -684,11 +629,7 @@ function failed<P>(unit: Unit<P>): Unit<P> {
   };
 }
 
-/**
- * The remote confirmation's plan for a job whose every valid unit is one request of `action`: `3 to send,
- * 1 invalid (not sent)`, then what they hold (`in all: 4 schedules (120 candidates)`) when told (docs/plan.md,
- * "At a terminal").
- */
+/** The remote confirmation's plan: `3 to send, 1 invalid (not sent)`, then the rest (docs/plan.md, "At a terminal"). */
 async function unitPlanWords<P>(
   units: AsyncIterable<readonly Unit<P>[]>,
   action: NonNullable<RecordJob<P>['confirmAction']>,

@@ -25,11 +25,7 @@ import { formatCount } from '../formats/number-format.js';
 import { checkReportOption, openRunReport, type RunTimes } from './report-sinks.js';
 import type { RerunInput, Unit } from './record-job.js';
 
-/**
- * The input's units in order (a fresh read each call), or why the input cannot be read again.
- * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
- * them). Without `units` (not asked for), `count` is the header's.
- */
+/** The input's units in order (a fresh read each call), or why it cannot be read; `count`: how many it gives. */
 export type RunInput =
   | {
       units?: () => AsyncIterable<Unit<unknown>>;
@@ -75,19 +71,14 @@ function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | un
   return end === undefined || Number.isNaN(end.getTime()) ? { startedAt: start } : { startedAt: start, endedAt: end };
 }
 
-/**
- * `runs show`'s report of one run (docs/runs.md, "runs show"): `input` reads the run's input again
- * (`runInput`, below, with the command's own builder), `leavers` gives user sync's leaver rows
- * (sync/run-show-leavers.ts).
- */
+/** `runs show`'s report of one run (docs/runs.md, "runs show"), the input read again with the command's builder. */
 export async function showRun(
   run: RunIndex,
   options: GlobalOptions,
   deps: CommandDeps,
   { input: inputOf, leavers: leaverRows }: RunShowSources,
 ): Promise<number> {
-  // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx
-  // report.
+  // Read again only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
   // The run's profile, not today's (its zone and format type the workbook's dates), and its input, never written over.
   const runDeps = { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } };
@@ -126,8 +117,7 @@ export async function showRun(
   // A CSV or xlsx report without the input's cells is no retry file: said why.
   if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
-  // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is
-  // still written as the input was.
+  // The input's header and dialect: a CSV report of no row is still written as the input was.
   if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
   let position = 0;
   const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
@@ -144,8 +134,7 @@ export async function showRun(
   }
   for await (const item of run.items(position))
     await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
-  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not
-  // listed.
+  // Units --changed-only did not send: with no input to name them, counted (ok), not listed.
   const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
   if (unnamed > 0) {
     builder.summary.total += unnamed;
@@ -179,9 +168,7 @@ function unreachedLeavers(run: RunIndex, inputUnits: number): number {
 
 type JobInput = Awaited<ReturnType<RerunInput>>;
 
-/**
- * The command's own input builder (its module's rerunInput, loaded on demand: resume-registry.ts), or why it has none.
- */
+/** The command's own input builder (its rerunInput, loaded on demand: resume-registry.ts), or why it has none. */
 type InputBuilder =
   | { readonly notResumable: string }
   | { readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions };
@@ -189,11 +176,7 @@ type InputBuilder =
 /** Why a run whose items were not read from a file is not listed. */
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
-/**
- * `runs show` reads a run's input again with the job its command builds, so the items the run never reached
- * are listed too, numbered and grouped as the pipeline does; only when unchanged (docs/runs.md, "runs show").
- * `withUnits` false: only checked, never parsed (the journal lists every unit).
- */
+/** `runs show` reads a run's input again with its command's job (docs/runs.md); `withUnits` false: only checked. */
 export async function runInput(
   record: Pick<JournalHead, 'header' | 'end'>,
   entry: InputBuilder,
@@ -231,8 +214,7 @@ export async function runInput(
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
-    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is
-    // closed.
+    // A table's first row as read: one record, then the read is closed.
     const table = (await firstRecord(input.records()))?.raw;
     return { units: () => units(input), count, ...notes, table, header: tableHeader };
   } catch (error) {

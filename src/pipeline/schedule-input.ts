@@ -37,12 +37,7 @@ import {
   type SheetFlagOptions,
 } from './command-input.js';
 
-/*
- * `schedule push`'s input (docs/input-formats.md): the schedule requests a file makes (whole JSON
- * requests, or sittings rows grouped by schedule) with the defaults --schedule and the flags give,
- * and how one request is sent and its answer read. `synced adopt-schedules` and `runs show` read
- * a file the same way.
- */
+/* `schedule push`'s input (docs/input-formats.md), and how one request is sent and its answer read. */
 
 /** The values of FLAG_FIELDS' flags, as given. */
 type FieldFlags = { [flag in keyof typeof FLAG_FIELDS]?: string | boolean | undefined };
@@ -56,11 +51,7 @@ interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, Field
   ignoreUnknownColumns?: boolean | undefined;
 }
 
-/**
- * The records and the schedule requests they make (whole requests, or sittings rows grouped by
- * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
- * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
- */
+/** The records and the schedule requests they make; `defaults` is the units' own, so fields asked later count. */
 export async function schedulePushInput(
   options: ScheduleInputOptions,
   deps: CommandDeps,
@@ -129,8 +120,7 @@ async function scheduleDefaults(
     for (const field of ['StartDateTime', 'EndDateTime'] as const) {
       const value = defaults.schedule[field];
       const reading = typeof value === 'string' ? readTypedDateTime(field, value, shaping.dates) : undefined;
-      // Code null: the API's DateTime rule (unnumbered); the message is thrown as a usage error, the problem never
-      // reported.
+      // Code null: the API's DateTime rule (unnumbered); thrown as a usage error, never reported.
       if (reading !== undefined && !reading.ok) problems.push({ field, code: null, message: reading.message });
     }
     if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
@@ -178,10 +168,7 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
   }
 }
 
-/**
- * Whole requests become units as they are read; sittings rows are grouped, and since rows of
- * one schedule may be anywhere in the file, their units follow once the file was read.
- */
+/** Whole requests become units as read; sittings rows are grouped, so their units follow the whole read. */
 async function* scheduleUnits(
   batches: AsyncIterable<readonly InputRecord[]>,
   defaults: ScheduleDefaults,
@@ -224,10 +211,7 @@ async function* scheduleUnits(
   if (units.length > 0) yield units;
 }
 
-/**
- * A valid schedule wider than the API text's words (PIN, template id) is sent with warnings
- * (docs/domain-rules.md); a PIN read from a spreadsheet's number cell is said to be one.
- */
+/** A valid schedule wider than the API text's words is sent with warnings (docs/domain-rules.md). */
 function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRecord[]): Unit<PreparedSchedule> {
   const pinFromNumberCell = records.some((record) => record.bareNumbers?.includes('PIN') === true);
   const doubts = unit.prepared.ok
@@ -236,10 +220,7 @@ function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRec
   return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
-/**
- * What the reader found in the rows of one sitting, as if one record: an unreadable cell in any
- * row fails the schedule (its request would lack that value), each problem and warning naming its row.
- */
+/** One sitting's rows as one record: an unreadable cell in any row fails the schedule, naming its row. */
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
   const inRows = <T extends { field: string }>(of: (record: InputRecord) => readonly T[] | undefined) =>
     records.flatMap((record) =>
@@ -284,20 +265,14 @@ function sittingRow(record: InputRecord): { line: number; csv: boolean; fields: 
   return { line: record.source.line, csv: record.raw !== undefined, fields: record.fields };
 }
 
-/**
- * The service names its API field (`Upsert`); the person at the command line needs the command.
- * Worded for a resume too (`runs resume` replays the run's own flags: the update is a new run).
- */
+/** The service names its API field (`Upsert`); the person at the command line needs the command. */
 function namingUpsertFlag(problem: Problem): Problem {
   if (!/^duplicate scheduleextid/i.test(problem.message.trim())) return problem;
   const base = problem.message.replace(/\s*\(use Upsert to update it\)\s*$/i, '');
   return { ...problem, message: `${base} (schedule push --upsert updates it)` };
 }
 
-/**
- * A request without ScheduleExtId with the id examctl chose for it (RecordJob.withChosenId); undefined when it has its
- * own.
- */
+/** A request without ScheduleExtId with the id examctl chose (RecordJob.withChosenId); undefined if it has one. */
 export function withChosenScheduleId(payload: PreparedSchedule, id: string): PreparedSchedule | undefined {
   return payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
     ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }

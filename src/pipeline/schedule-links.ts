@@ -22,11 +22,7 @@ export const LINK_COLUMNS = ['CandidateExtId', 'FirstName', 'LastName', 'Email',
 const REMOTE_HAS_NO_LINKS =
   "schedule links reads the local store: the integration API does not return the candidates' StartupLink or LaunchUrl, so a remote target cannot list them (the service delivers them to the candidates itself)";
 
-/**
- * `examctl schedule links <ScheduleExtId>`: each candidate's StartupLink (and LaunchUrl with
- * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
- * A read: the store is opened read-only, without the lock, and never created.
- */
+/** `examctl schedule links <ScheduleExtId>`: each candidate's links from the local store, read-only and unlocked. */
 export async function listLinks(options: LinksFlags, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const target = await targetOf();
   if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);

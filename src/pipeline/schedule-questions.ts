@@ -15,18 +15,11 @@ import type { ScheduleFieldName, StoreChoices } from '../terminal/prompts.js';
 import { stringOf } from './schedule-input.js';
 import { firstRecord } from './command-input.js';
 
-/*
- * What `schedule push` asks and says before it sends: the required schedule fields a candidates
- * file lacks (asked on a terminal, corrected after a refusal), and the warnings about what cannot
- * be undone (a new schedule every run, a start already past).
- */
+/* What `schedule push` asks and says before it sends: missing required fields, and what cannot be undone. */
 
 export type Remembered = { line: number; id: string } | { line: number; problems: Problem[] };
 
-/**
- * After the run, through the gate: the schedules' notes (`said`), then the ids the service chose
- * (kept by `remember`) in the file's order, the first few, for the next command.
- */
+/** After the run: the schedules' notes (`said`), then the first few ids the service chose, in the file's order. */
 export async function sayAfterRun(
   said: readonly string[],
   remembered: readonly Remembered[],
@@ -94,11 +87,7 @@ const REQUIRED_FIELD_FLAGS = {
 } as const;
 type RequiredField = keyof typeof REQUIRED_FIELD_FLAGS;
 
-/**
- * A candidates file carries no schedule columns, so the required schedule fields must come
- * from flags or --schedule: asked on a terminal, else a usage error naming the flags. Files
- * with the columns (sittings, whole JSON requests) are checked per record instead.
- */
+/** A candidates file's required schedule fields come from flags or --schedule: asked on a terminal, else exit 2. */
 export async function completeRequiredFields(
   defaults: ScheduleDefaults,
   records: () => AsyncIterable<InputRecord>,
@@ -221,10 +210,7 @@ export async function warnBeforeSending(
   }
 }
 
-/**
- * The API fields a record's file gives as columns: its header read through --map (or its keys),
- * and the --set fields, which count as a column of every row.
- */
+/** The API fields a record's file gives as columns (its header through --map, or its keys), and the --set fields. */
 function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
   const header = record.raw?.header ?? Object.keys(record.fields);
   const names = header.map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);

@@ -6,11 +6,7 @@ import type { LostAttemptDid } from '../runs/resume-plan.js';
 import type { Problem } from '../domain/problem.js';
 import type { Outcome } from './record-job.js';
 
-/**
- * A service answer in report terms: Success false is a failure with every error it gave (unless
- * a lost attempt already created the entity: ok with the client's note); Success true is ok, or
- * partial when the content carries per-entry problems.
- */
+/** A service answer in report terms: Success false fails (unless a lost attempt created it), true is ok or partial. */
 export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
   const action = result.action;
   if (!result.envelope.Success && result.createdByLostAttempt !== true) {
@@ -44,11 +40,7 @@ export function failureProblems(result: ApiResult<unknown>): Problem[] {
       ];
 }
 
-/**
- * A create's lost attempt (docs/runs.md, "runs resume"): a resend refused because the thing
- * already exists (a duplicate ScheduleExtId, collection 810, in any of the server's words).
- * No payload: an upsert resend never meets "already exists", so the Upsert guard has nothing to decide.
- */
+/** A create's lost attempt (docs/runs.md, "runs resume"): a resend refused because the thing already exists. */
 export function createdByLostAttempt(route: string): LostAttemptDid {
   return (answer) =>
     answer.status === 'failed' && problemsSayAlreadyExists('POST', route, undefined, answer.errors)

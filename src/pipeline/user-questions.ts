@@ -8,18 +8,11 @@ import { say } from '../formats/terminal-text.js';
 import type { Outcome, RecordJob, RunOptions } from './record-job.js';
 import { runPipeline } from './run-pipeline.js';
 
-/*
- * `examctl user sync` without --file: one user asked for at prompts on a terminal, and asked again
- * to correct after a failed send (docs/human.md).
- */
+/* `examctl user sync` without --file: one user asked for at prompts, and again after a failed send (docs/human.md). */
 
 const PROMPT_SOURCE = '<prompt>';
 
-/**
- * Sends the user asked at prompts with `job` (its command, units and send); after a failed send, offers to correct the
- * answers (the earlier ones are the defaults) and sends again; then says what became of it (the summary table only
- * counts).
- */
+/** Sends the user asked at prompts with `job`; after a failed send, offers to correct the answers and sends again. */
 export async function syncPromptedUser(
   job: Omit<RecordJob<UserRequest>, 'records' | 'remember'>,
   runOptions: RunOptions,
@@ -73,10 +66,7 @@ async function correctUser(
   return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>, new Set(names));
 }
 
-/**
- * On the local target the world is known: Role is a choice among its roles, and an existing
- * user's values are offered as defaults. A remote target has no such lists: free text.
- */
+/** Locally, Role is a choice among the store's roles and an existing user's values are defaults; remotely free text. */
 async function promptOneUser(
   deps: CommandDeps,
   target: TargetOf,

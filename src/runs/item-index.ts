@@ -26,11 +26,7 @@ export function statusIn(flags: number): OutcomeStatus {
   return STATUSES[flags >>> STATUS_SHIFT] ?? 'failed';
 }
 
-/**
- * Pages of 256 items, made as items appear: a run's items are numbered densely from 0, and a
- * sparse journal (leavers numbered after the input's units, a damaged one) costs a page per
- * item at most (2.3 KB), not an array as long as its largest number.
- */
+/** Pages of 256 items, made as items appear: a sparse journal costs a page per item at most, not a long array. */
 const PAGE_BITS = 8;
 const PAGE_SIZE = 1 << PAGE_BITS;
 
@@ -67,7 +63,6 @@ export class ItemStates {
     if (offset !== undefined) page.offsets[slot] = offset;
   }
 
-  /** The numbers of the items with a line, ascending, from `from` on. */
   *numbers(from = 0): Generator<number> {
     const keys = [...this.pages.keys()].filter((key) => key >= from >>> PAGE_BITS).sort((a, b) => a - b);
     for (const key of keys) {

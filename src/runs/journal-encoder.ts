@@ -64,10 +64,7 @@ export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
   return `${body}}`;
 }
 
-/**
- * Encodes a group of bodies as checksummed lines into one buffer, reused from group to group:
- * what `encode` returns is valid until the next call (the journal writes one group at a time).
- */
+/** Encodes a group as checksummed lines into one reused buffer: what `encode` returns is valid until the next call. */
 export class JournalGroupEncoder {
   // Grown from the first group on, so V8 holds the field mutable before code that inlines
   // `encode` is optimized: a first growth mid-run would throw that code away.

@@ -5,30 +5,22 @@ import { isPlainObject } from '../domain/field-rules.js';
 import { isHead } from '../domain/store-head.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 
-/** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
+/** The newest journal format this examctl reads (3: may hold a `head` line); a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;
 
-/**
- * The version a run's header says: 2 for a `--changed-only` run (it may write `unchanged` lines), else 1,
- * so an older examctl still shows every other run (docs/runs.md, "runs show"). 3 is read: a journal
- * that may hold a `head` line.
- */
+/** 2 for a `--changed-only` run (`unchanged` lines), else 1: an older examctl shows the rest (docs/runs.md). */
 export function journalVersionFor(options: Record<string, RecordedValue>): number {
   return options.changedOnly === true ? 2 : 1;
 }
 
-/** The input file as it was when the run started: a resume refuses a file that changed. */
+/** The input file as the run started: a resume refuses a file that changed. */
 export interface InputFingerprint {
   path: string;
   size: number;
   sha256: string;
 }
 
-/**
- * One item of a run: a unit the pipeline sends (a user, a collection, an invigilator id, a
- * whole schedule request). `n` is its 0-based position among the units read from the input:
- * stable across re-reads of an unchanged input with the same options, so it is the item's key.
- */
+/** One unit of a run; `n`, its 0-based position among the input's units, is stable, so it is the item's key. */
 export interface ItemRef {
   n: number;
   source: SourceRef;
@@ -69,7 +61,7 @@ export interface RunHeaderLine {
   build?: string;
 }
 
-/** Written, and fsynced, before the item's request goes out. */
+/** Durable before the item's request goes out. */
 interface SentLine extends ItemRef {
   t: 'sent';
 }
@@ -80,9 +72,7 @@ export interface UnsentLine extends ItemRef {
   reason?: string;
 }
 
-/**
- * What became of an item: the target's answer, or a local validation failure (never sent); in its report item's terms.
- */
+/** What became of an item (the target's answer, or a local failure), in its report item's terms. */
 export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'action' | 'note' | 'removed'> {
   t: 'outcome';
   status: Exclude<ItemStatus, 'skipped'>;
@@ -90,21 +80,14 @@ export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'actio
   transient: boolean;
 }
 
-/**
- * `--changed-only`'s units not sent, as (first position, count, index into `since`) triples (docs/runs.md, "The
- * journal").
- */
+/** `--changed-only`'s units not sent: (first position, count, index into `since`) triples (docs/runs.md). */
 export interface UnchangedLine {
   t: 'unchanged';
   r: number[];
   since: string[];
 }
 
-/**
- * A unit judged against the memory entry of run `since` by run `run`: unchanged, or, where the
- * entry is the judging run's own (a resume: its interrupted attempt's request was acknowledged,
- * its outcome line lost), sent, never "unchanged since" itself. Live and rebuilt from the journal alike.
- */
+/** A unit judged against run `since`'s memory entry by run `run`: unchanged, or sent where it is its own entry. */
 export function unsentVerdict(since: string, run: string | undefined): { action: 'unchanged' | 'sent'; note: string } {
   if (since !== run) return { action: 'unchanged', note: `unchanged since run ${since}: not sent (--changed-only)` };
   return {
@@ -113,30 +96,21 @@ export function unsentVerdict(since: string, run: string | undefined): { action:
   };
 }
 
-/**
- * Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn
- * candidates).
- */
+/** Whether an item's note is unsentVerdict's: one the engine found unchanged may carry another. */
 export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
 }
 
-/**
- * The note of an item a resume found applied by the interrupted attempt before it (its key changed since the run's
- * start head): judged against that head, not the noting attempt's (keptButLost).
- */
+/** The note of an item a resume found applied by the attempt before it: judged against the run's start head. */
 export const APPLIED_BEFORE_INTERRUPT = 'applied by the interrupted attempt of run ';
 
-/**
- * The store's head as a resume's attempt began, after its `resume` line (docs/runs.md, "A store restored under a
- * run"); before any, a format 3 journal's start head of a served store, read as the header's `storeHead`.
- */
+/** The store's head as a resume's attempt began (docs/runs.md, "A store restored under a run"). */
 interface HeadLine {
   t: 'head';
   head: string;
 }
 
-/** A resume took over the run (one per attempt after the first). */
+/** One per attempt after the first. */
 interface ResumeLine {
   t: 'resume';
   at: string;
@@ -191,10 +165,7 @@ const isUnchangedLine = (body: Record<string, unknown>): boolean =>
   body.since.every((run) => typeof run === 'string') &&
   body.r.every((value, k) => k % 3 !== 2 || (value as number) < (body.since as unknown[]).length);
 
-/**
- * A journal line (its bytes, without the newline) decoded, its kind checked with the fields the reader relies
- * on; a reason when it is not a line this version writes (damage, or a newer examctl's journal).
- */
+/** A journal line decoded and checked; a reason when it is not a line this version writes. */
 export function checkJournalLine(bytes: Buffer, first: boolean): RunJournalLine | string {
   const decoded = decodeChecksummedLine(bytes);
   if (!decoded.ok) return decoded.reason;

@@ -1,8 +1,4 @@
-/**
- * The plan document (docs/plan.md): what a dry run with `--plan-out` found the real run would send,
- * in order, and where the target, its store and the sync memory stood; `examctl apply` sends
- * exactly that. Readable JSON, one item a line, checksummed (an edited plan is refused), 0600.
- */
+/** The plan document (docs/plan.md): what `examctl apply` sends exactly; one item a line, checksummed, 0600. */
 import { createHash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { SECRET_FIELDS } from '../domain/field-names.js';
@@ -54,10 +50,7 @@ const TARGET = z.union([
   z.object({ kind: z.literal('remote'), baseUrl: z.string() }),
 ]);
 
-/**
- * An input file the plan was made from: the dry run kept a copy under the runs directory, which apply reads, never the
- * file again.
- */
+/** An input file the plan was made from: apply reads the dry run's copy, never the file again. */
 const INPUT = z.object({
   /** The option that named it (`file`, `mapFile`, `schedule`). */
   option: z.string(),
@@ -89,7 +82,6 @@ export type PlanHeader = z.infer<typeof PLAN_HEADER>;
 
 export const PLAN_DOCUMENT = PLAN_HEADER.extend({
   items: z.array(PLAN_ITEM),
-  /** Items by action. */
   counts: z.record(z.string(), z.number().int().nonnegative()),
   /** Thresholds judged when the plan was made (--max-disable, --max-prune), as said then. */
   judged: z.array(z.string()),
@@ -107,10 +99,7 @@ export function digestOfJson(json: string): string {
   return hash('sha256', json, 'base64url');
 }
 
-/**
- * Whether a request's JSON may hold a secret (shownRequest withholds it): a `"PIN":` or
- * `"Password":` can only be a key, a value's quotes being escaped.
- */
+/** Whether a request's JSON may hold a secret: a `"PIN":` or `"Password":` can only be a key. */
 export function mayHoldSecret(json: string): boolean {
   return json.includes('"Password":') || json.includes('"PIN":');
 }
@@ -129,10 +118,7 @@ const CHECKSUM_LINE = /\n {2}"checksum": "sha256:([0-9a-f]{64})"\n\}\n$/;
 /** A plan is read whole: its items are bounded by this many bytes. */
 export const MAX_PLAN_BYTES = 1024 * 1024 * 1024;
 
-/**
- * Writes a plan as its items come: the header, each item on its line, then counts and the
- * checksum (SHA-256 of every byte before its line). Replaced into place whole (atomic-file.ts), 0600.
- */
+/** Writes a plan as its items come; its checksum covers every byte before its line; replaced whole, 0600. */
 export class PlanWriter {
   private readonly digest = createHash('sha256');
   private items = 0;
@@ -176,14 +162,10 @@ export class PlanWriter {
   }
 }
 
-/**
- * A plan file read back and checked: its checksum (an edited plan: exit 2), its format and version,
- * every field's type. Nothing of it is trusted before.
- */
+/** A plan file read back and checked (checksum, format, version, every field's type): nothing trusted before. */
 export async function readPlan(path: string, named = path): Promise<PlanDocument> {
   const refused = (why: string) => new UsageError(`plan ${path}: ${why}`, { code: 'E2600' });
-  // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a
-  // swapped path).
+  // One handle: the bytes judged are those of the file checked regular and bounded.
   const text = await readRegularFileWithStat(path, { maxBytes: MAX_PLAN_BYTES, followLinks: true }).then(
     ({ bytes }) => bytes.toString('utf8'),
     (error: unknown) => {
@@ -218,8 +200,7 @@ export async function readPlan(path: string, named = path): Promise<PlanDocument
     const issue = checked.error.issues[0]!;
     throw refused(`not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`);
   }
-  // Apply checks each request against the item at its place, and says the plan's counts first:
-  // numbers and counts that are not the items' would name one item and send another.
+  // Numbers and counts that are not the items' would name one item and send another.
   const tally: Record<string, number> = {};
   for (const [place, item] of checked.data.items.entries()) {
     if (item.n !== place)

@@ -47,9 +47,7 @@ import { streamLines } from '../system/file-lines.js';
 import { PRUNE_KEEP_FINISHED, PRUNE_MAX_AGE_DAYS } from '../defaults.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/**
- * What the journal says about one item, over every attempt of the run: what its report item and a resume decide from.
- */
+/** What the journal says about one item over every attempt: its report item and a resume decide from it. */
 export interface ResumeView {
   ref: ItemRef;
   outcome?: OutcomeLine;
@@ -61,18 +59,17 @@ export interface ResumeView {
   withdrawn?: string;
 }
 
-/** What a journal says of the run as a whole: every reader keeps it; the items are each reader's own. */
+/** What a journal says of the run as a whole; the items are each reader's own. */
 export interface JournalHead {
   id: string;
   file: string;
   header: RunHeaderLine;
-  /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
+  /** The last attempt's end line (a killed attempt writes none). */
   end?: EndLine;
   /** Bytes up to the end of the last whole line: where a resume appends. */
   validLength: number;
-  /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
   unchanged: UnchangedPositions;
-  /** Each resume's attempt: its `resume` line's offset, and the store head it began at (its `head` line), if said. */
+  /** Each resume's attempt: its `resume` line's offset and its `head` line's store head, if any. */
   attempts: { at: number; head?: string }[];
 }
 
@@ -83,10 +80,7 @@ interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
-  /**
-   * An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died,
-   * judged unchanged by the next).
-   */
+  /** An `unchanged` line takes a position over from its earlier lines (in flight when an attempt died). */
   forget?(n: number): void;
 }
 
@@ -102,16 +96,12 @@ const notARunId = (id: string) =>
   new RunJournalError(
     `not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`,
   );
-/** No journal, or none past its header: no run to resume. */
 class NoRunError extends RunJournalError {
   static override readonly defaultCode: ErrorCodeId = 'E2201';
 }
 const noRun = (id: string, runsDir: string) => new NoRunError(`no run ${id} in ${runsDir}`);
 
-/**
- * Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks
- * it.
- */
+/** Refuses (exit 2), as `runs show` does, an id that names no run in `runsDir`: before a resume locks it. */
 export async function assertRunHere(runsDir: string, id: string): Promise<void> {
   if (!isRunId(id)) throw notARunId(id);
   await stat(journalPath(runsDir, id)).catch((error: NodeJS.ErrnoException) => {
@@ -119,10 +109,7 @@ export async function assertRunHere(runsDir: string, id: string): Promise<void> 
   });
 }
 
-/**
- * Reads a run's journal line by line in bounded memory, as docs/runs.md's "Reading" says: the
- * run's own lines kept, the others' to `fold`. Returns the journal still open (the caller closes it).
- */
+/** Streams a run's journal (docs/runs.md, "Reading"): item lines go to `fold`; the journal is returned open. */
 export async function readJournal(
   runsDir: string,
   id: string,
@@ -155,8 +142,7 @@ export async function readJournal(
           header = line;
           break;
         case 'head': {
-          // A resume's start head; before any resume, a format 3 journal's start head of a served store: as if in
-          // its header.
+          // Before any resume: a format 3 journal's start head, as if in its header.
           const attempt = attempts.at(-1);
           if (attempt === undefined) header = { ...header!, storeHead: header!.storeHead ?? line.head };
           else attempt.head ??= line.head;
@@ -180,7 +166,6 @@ export async function readJournal(
           fold.unsent(line, raw.start);
           break;
         default:
-          // A position settled unchanged is kept by a resume: no line of its own follows.
           if (unchanged.since(line.n) !== undefined)
             throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
           if (line.t === 'sent') fold.sent(line, raw.start);
@@ -203,10 +188,7 @@ export async function readJournal(
   }
 }
 
-/**
- * A run read for showing it (item-index.ts; lines read again through a bounded cache). Holds the
- * journal open until `close` (a resume appends past `validLength` only).
- */
+/** A run read (item-index.ts), its lines read again through a bounded cache; open until `close`. */
 export interface RunIndex extends Readonly<JournalHead> {}
 export class RunIndex {
   private readonly lines: LineReader;
@@ -220,12 +202,10 @@ export class RunIndex {
     this.lines = new LineReader(handle, head.validLength);
   }
 
-  /** Items with a line in the journal. */
   get journaled(): number {
     return this.states.size;
   }
 
-  /** How many journaled items are numbered `from` or above. */
   countFrom(from: number): number {
     let count = 0;
     for (const _n of this.states.numbers(from)) count += 1;
@@ -238,7 +218,6 @@ export class RunIndex {
     return units !== undefined && this.unchanged.count === 0 && this.states.size - this.countFrom(units) === units;
   }
 
-  /** Each journaled item's report status, without reading its line. */
   *statuses(): Generator<ItemStatus> {
     for (const n of this.states.numbers()) yield this.kept(n) ? statusIn(this.states.flags(n)) : 'skipped';
   }
@@ -248,16 +227,12 @@ export class RunIndex {
     return (this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME;
   }
 
-  /** The report item of journaled item `n` (its line read back); undefined when the journal has none. */
   async itemAt(n: number): Promise<ReportItem | undefined> {
     const history = this.historyAt(n);
     return history === undefined ? undefined : reportItemOf(this, history);
   }
 
-  /**
-   * Journaled item `n`, its deciding line read back (synchronously). `maybeApplied` is the state
-   * byte's: a transient outcome only follows a sent line. `input`: the item; a line naming another is damage.
-   */
+  /** Item `n`'s deciding line read back (synchronously); one naming another item than `input` is damage. */
   historyAt(n: number, input?: Omit<ItemRef, 'n'>): ResumeView | undefined {
     const flags = this.states.flags(n);
     if (flags === 0) return undefined;
@@ -300,10 +275,7 @@ export class RunIndex {
     return kept;
   }
 
-  /**
-   * The store head the attempt that wrote item `n`'s deciding line began at: the header's `storeHead` for the first,
-   * a resume's own where it said one (else the attempt's before it).
-   */
+  /** The store head the attempt that wrote item `n`'s deciding line began at (else the attempt's before it). */
   headBefore(n: number): string | undefined {
     const at = this.states.offset(n);
     let head = this.header.storeHead;
@@ -314,14 +286,11 @@ export class RunIndex {
     return head;
   }
 
-  /**
-   * Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost).
-   */
+  /** Each journaled item whose outcome a resume keeps, its line read back (resume-plan.ts, keptButLost). */
   *keptItems(): Generator<[number, ReportItem]> {
     for (const n of this.states.numbers()) if (this.kept(n)) yield [n, reportItemOf(this, this.historyAt(n)!)];
   }
 
-  /** The journaled items numbered `from` or above, in input order, as report items. */
   async *items(from = 0): AsyncGenerator<ReportItem> {
     for (const n of this.states.numbers(from)) yield (await this.itemAt(n)) as ReportItem;
   }
@@ -331,7 +300,7 @@ export class RunIndex {
   }
 }
 
-/** Streams a run's journal into a RunIndex (open: `close` it); an unsent line undoes its item's latest sent line. */
+/** A run's journal streamed into a RunIndex (`close` it); an unsent line undoes its item's latest sent line. */
 export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
   const states = new ItemStates();
   const { head, handle } = await readJournal(runsDir, id, {
@@ -366,7 +335,6 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
   return new RunIndex(head, states, handle);
 }
 
-/** A run's journal scanned for its counts and state only (the journal closed again). */
 async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
   const run = await scanRun(runsDir, id);
   await run.close();
@@ -388,16 +356,11 @@ export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | unde
   return isCount(endTotal) ? endTotal : run.header.units;
 }
 
-/** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
 const journaledCount = (run: CountedRun): number => run.journaled + run.unchanged.count;
 
-/** What the counts of a run are made of (a RunIndex, or a test's whole record). */
 type CountedRun = Pick<RunIndex, 'journaled' | 'statuses' | 'unchanged' | 'header' | 'end'>;
 
-/**
- * Counts over the items the journal knows, never-sent units as skipped when the total is known
- * (`unitsOf`: the header's, or an end line's for a schedule push); else only what it holds.
- */
+/** Counts over the items the journal knows; never-sent units as skipped when the total is known (`unitsOf`). */
 export function summarize(run: CountedRun): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
   for (const status of run.statuses()) summary[status] += 1;
@@ -409,13 +372,9 @@ export function summarize(run: CountedRun): ReportSummary {
   return summary;
 }
 
-/** What a report item needs to know of its run. */
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
-/**
- * The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the
- * run stopped before it; `refused`: the local checks' problems with it, which a resume reports again.
- */
+/** A unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it (`refused`: why). */
 export function unlinedItem(
   record: RunFacts & Pick<JournalHead, 'unchanged'>,
   ref: ItemRef,
@@ -449,8 +408,7 @@ export function unjournaledCount(run: CountedRun): number | null {
 
 export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeApplied'>): ReportItem {
   const outcome = history.outcome;
-  // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
-  // with the target failure that stopped the run at it, in the run's own report's words.
+  // Withdrawn: never sent, or stopped by a target failure at it (the run's own report's words).
   if (outcome === undefined && !history.inFlight)
     return skippedItem(history.ref, ErrorCode.NotSentRunStopped, history.withdrawn ?? notSent(record));
   // An item that had none, in a run that chose ids: the id examctl chose (created, or in doubt).
@@ -458,8 +416,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
     record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
   const doubt = chosen === null ? {} : { inDoubt: true, id: chosen };
   if (history.inFlight || outcome === undefined) {
-    // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went
-    // out.
+    // docs/runs.md, "Sent ahead": a kill leaves no way to tell whether it went out.
     return skippedItem(
       history.ref,
       ErrorCode.NoDefiniteAnswer,
@@ -496,10 +453,7 @@ interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | '
   totalKnown?: false;
 }
 
-/**
- * The runs `runs list` shows (docs/runs.md), those started at or after `from` (ms) read; `older`
- * counts the rest. A run unread or refused by `trust` is listed by its id, never hiding others.
- */
+/** `runs list`'s runs started at or after `from` (ms); `older` counts the rest; one unread is listed by its id. */
 export async function listRuns(
   runsDir: string,
   trust?: RunTrust,
@@ -516,7 +470,6 @@ export async function listRuns(
       continue;
     }
     try {
-      // Finished: its header and end lines; else its journal streamed for the counts.
       const quick = await quickRun(runsDir, id);
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
@@ -550,10 +503,7 @@ async function runIds(runsDir: string): Promise<string[]> {
   return names.filter(isRunId).sort().reverse();
 }
 
-/**
- * The headers of the runs of `command` on `target` for `population` after run `after`, newest
- * first; runs `trust` refuses are passed over. Only header lines are read.
- */
+/** The headers of the runs of `command` on `target` for `population` after run `after`, newest first. */
 export async function* laterRunsOf(
   runsDir: string,
   after: string,
@@ -561,7 +511,7 @@ export async function* laterRunsOf(
   trust: RunTrust | undefined,
 ): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
-    if (id <= after) break; // newest first: the rest started before it
+    if (id <= after) break;
     if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id));
     if (
@@ -574,10 +524,7 @@ export async function* laterRunsOf(
   }
 }
 
-/**
- * Runs of `command` on `target` for `population` after run `after` that fed the same sync memory
- * and may have changed the target (docs/sync.md, "When the memory is lost"). Oldest first.
- */
+/** Later runs (same command, target, population, memory) that may have changed it, oldest first: docs/sync.md. */
 export async function laterFeedingRuns(
   runsDir: string,
   wanted: {
@@ -595,15 +542,13 @@ export async function laterFeedingRuns(
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
     const finished = await quickRun(runsDir, id);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
-    // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did
-    // nothing.
+    // Unfinished with no item on record: it stopped before anything was sent.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
     found.push({ id, startedAt: header.startedAt });
   }
   return found.reverse();
 }
 
-/** The start of run `id` here if it finished and `trust` takes it; else undefined. */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
@@ -617,10 +562,7 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
   return record instanceof Error ? record : runState(runsDir, record).catch(() => 'running' as const);
 }
 
-/**
- * `last`: the newest run; `unfinished`: the newest if interrupted (`runs resume`'s default), exit 2
- * when an older one is or a journal met cannot be read. Runs `trust` refuses are passed over.
- */
+/** `last`: the newest run; `unfinished`: the newest if interrupted (exit 2 if an older one is or one is unreadable). */
 export async function resolveRunId(
   runsDir: string,
   wanted: string | 'last' | 'unfinished',
@@ -647,10 +589,7 @@ export async function resolveRunId(
   );
 }
 
-/**
- * The newest unfinished run whose resume reads `isInput` again (its input, option x's file kept with its SHA-256 as
- * `xSha256`; no PIN is kept): headers, end lines read.
- */
+/** The newest unfinished run that reads `isInput` (its input, or a file kept with its digest as `xSha256`). */
 export async function unfinishedRunOf(
   runsDir: string,
   isInput: (path: string) => Promise<boolean>,
@@ -672,14 +611,10 @@ export async function unfinishedRunOf(
   return undefined;
 }
 
-/**
- * Retention (docs/runs.md, "runs prune"): finished runs started within `maxAgeMs` and the newest `keepFinished` of
- * them are kept (by default src/defaults.ts's); unfinished ones go only with `all`.
- */
+/** Retention (docs/runs.md, "runs prune"); `all`: interrupted runs and damaged journals too, never a running one. */
 interface PrunePolicy {
   readonly maxAgeMs?: number;
   readonly keepFinished?: number;
-  /** Also prune interrupted runs (and damaged journals) by the same age and count. Never a running one. */
   readonly all?: boolean;
 }
 
@@ -692,10 +627,7 @@ function startOf(id: string): number {
   );
 }
 
-/**
- * Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. Says what
- * it did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id).
- */
+/** Removes runs past the policy; says what it removed, kept (interrupted) and left alone (run-trust.ts: why). */
 export async function pruneRuns(
   runsDir: string,
   { maxAgeMs = PRUNE_MAX_AGE_DAYS * DAY_MS, keepFinished = PRUNE_KEEP_FINISHED, all = false }: PrunePolicy = {},
@@ -747,10 +679,7 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /** Far above any end line: a longer last line is not one. */
 const MAX_END_BYTES = 64 * 1024;
 
-/**
- * What `runs list` needs of a finished run (its header, end and summary), from its journal's first and last
- * lines (docs/runs.md, "Run summaries"); undefined when its journal must be read whole.
- */
+/** A finished run from its first and last lines (docs/runs.md, "Run summaries"); else undefined: read it whole. */
 async function quickRun(runsDir: string, id: string) {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
@@ -761,7 +690,6 @@ async function quickRun(runsDir: string, id: string) {
   return { header: lines.header, endedAt: line.at, summary: { total, ok, partial, failed, skipped } };
 }
 
-/** A journal's header line alone, whatever follows it. Undefined when it cannot be read as one. */
 async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
   return (await firstAndLastLines(journalFile, false).catch(() => undefined))?.header;
 }
@@ -791,21 +719,11 @@ async function firstAndLastLines(
   }
 }
 
-/*
- * A run journal's lines read in bounded memory: streamed (system/file-lines.ts), decoded at once
- * and never kept, and read back at their offsets through a small block cache.
- */
-
-/**
- * 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once.
- */
+/** 1 MiB of blocks: a few interleaved attempts of a resumed run still read each block about once. */
 const BLOCK_SIZE = 64 * 1024;
 const MAX_BLOCKS = 16;
 
-/**
- * Whole lines at byte offsets, below `limit`, through a cache of aligned blocks. Synchronously: a
- * resume decides each unit in the dispatcher's turn (resume-plan.ts); the file is regular, never a FIFO.
- */
+/** Lines at offsets below `limit`, read synchronously: a resume decides in the dispatcher's turn. Never a FIFO. */
 class LineReader {
   private readonly blocks = new Map<number, Buffer>();
 
@@ -861,7 +779,6 @@ class LineReader {
     return read;
   }
 
-  /** Drops a cached block and gives its whole buffer back. */
   private spare(index: number): Buffer {
     const block = this.blocks.get(index) as Buffer;
     this.blocks.delete(index);
@@ -875,7 +792,6 @@ export class UnchangedPositions {
   private starts: number[] = [];
   private counts: number[] = [];
   private sinces: string[] = [];
-  /** Units in all runs. */
   count = 0;
 
   /** Adds the runs of one journal line; false when a position of it is in a run already. */
@@ -908,7 +824,6 @@ export class UnchangedPositions {
     return k < this.starts.length && this.starts[k]! <= n ? this.sinces[k] : undefined;
   }
 
-  /** Units at positions below `total`. */
   countBelow(total: number): number {
     let below = 0;
     for (let k = 0; k < this.starts.length && this.starts[k]! < total; k++)

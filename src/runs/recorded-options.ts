@@ -4,10 +4,7 @@ export type RecordedValue = string | number | boolean | string[];
 /** The flag of an option's attribute name: `changedOnly` -> `--changed-only`. */
 export const flagOf = (name: string): string => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/**
- * The options a run journal keeps (docs/runs.md, "What a journal keeps"): only those `names`
- * gives (cli/command-declaration.ts `keptOptionNames`), an allow-list, with plain values only.
- */
+/** The options a journal keeps (docs/runs.md, "What a journal keeps"): an allow-list (`names`), plain values only. */
 export function recordedOptions(
   options: Readonly<Record<string, unknown>>,
   names: readonly string[],

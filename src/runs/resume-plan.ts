@@ -25,7 +25,6 @@ export async function fingerprintInput(
   const handle = await openRegularFile(path, { followLinks: true });
   const hash = createHash('sha256');
   let size = 0;
-  // The stream closes the handle at its end or on an error.
   for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20 })) {
     hash.update(chunk as Buffer);
     size += (chunk as Buffer).length;
@@ -33,10 +32,7 @@ export async function fingerprintInput(
   return { path, size, sha256: hash.digest('hex') };
 }
 
-/**
- * Why the input read now would not give the run's items (its position keys): gone, or other
- * bytes; undefined when it is the recorded file unchanged. For `runs resume` and `runs show`.
- */
+/** Why the input read now would not give the run's items (their positions are their keys): gone, or other bytes. */
 export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 'missing'): string | undefined {
   if (now === 'missing') return `its input file ${recorded.path} cannot be read any more`;
   if (now.size === recorded.size && now.sha256 === recorded.sha256) return undefined;
@@ -47,11 +43,8 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
   return `its input file ${recorded.path} changed since the run started: ${what}`;
 }
 
-/** What a resume does with one item. */
 export type ResumeDecision =
-  /**
-   * Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it.
-   */
+  /** Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those). */
   | { action: 'keep'; item: ReportItem }
   /** Send it: never sent, its answer lost, or answered transiently; `maybeApplied`: ResumeView's. */
   | { action: 'send'; maybeApplied: boolean };
@@ -62,18 +55,11 @@ interface ResumePlan {
   keptBelow(total: number): number;
 }
 
-/**
- * The way on when a run's input (or a file it read besides) changed since it started. Not "the
- * run's report with --only-failed": a kill -9 leaves none, and `runs show --report` of a changed
- * input cannot give its rows back.
- */
+/** The way on when a run's input changed (not --only-failed: a kill -9 leaves no report to give it). */
 export const CHANGED_INPUT_ADVICE =
   'put the original back and resume, or run the command again on the file as it is now (a job that can run twice loses nothing: user sync, --upsert, --missing-ok, --existing ok; docs/ci.md, "A job that runs twice")';
 
-/**
- * How a run is resumed; throws (exit 2) for an input file missing or changed (size or SHA-256):
- * items are keyed by their position in it, so another file would get the wrong outcomes.
- */
+/** How a run is resumed; exit 2 for an input missing or changed: items are keyed by their position in it. */
 export function planResume(
   record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'keptBelow' | 'historyAt'>,
   input: InputFingerprint | 'missing' | null,
@@ -89,15 +75,13 @@ export function planResume(
     // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
     keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),
     decide(ref) {
-      // Damage (exit 2) when its line names another item.
       const history = record.historyAt(ref.n, ref);
       if (history === undefined)
         return record.unchanged.since(ref.n) === undefined
           ? { action: 'send', maybeApplied: false }
           : { action: 'keep', item: unlinedItem(record, ref) };
       const outcome = history.outcome;
-      // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered
-      // transiently.
+      // Sent again: in flight, withdrawn with no earlier answer, or answered transiently.
       return outcome === undefined || history.inFlight || outcome.transient
         ? { action: 'send', maybeApplied: history.maybeApplied }
         : { action: 'keep', item: reportItemOf(record, history) };
@@ -105,10 +89,7 @@ export function planResume(
   };
 }
 
-/**
- * Whether a kept item is one the target acknowledged as applied, so a restore of the store can take
- * it back: ok or partial, and sent (not one the sync memory left alone or judged unchanged).
- */
+/** Whether a kept item was applied (a restore of the store can take it back): ok or partial, and sent. */
 export function appliedItem(item: ReportItem): boolean {
   return (item.status === 'ok' || item.status === 'partial') && item.action !== 'left' && !isUnchangedNote(item.note);
 }
@@ -151,19 +132,12 @@ export function keptButLost(
 /** Whether the store records a change of a kept item's key: an item with one, answered other than `unchanged`. */
 const changedHere = (item: ReportItem): boolean => item.id !== null && item.action !== 'unchanged';
 
-/** The answer to a resend, in report terms (the pipeline's Outcome). */
 export type ResentOutcome = Pick<OutcomeLine, 'status' | 'errors' | 'action' | 'note'>;
 
-/**
- * What a refused resend says a lost attempt did (RecordJob.lostAttemptDid): `created` (it exists),
- * `removed` (it is gone), or undefined for a failure of its own.
- */
+/** What a refused resend says a lost attempt did: `created` (it exists), `removed` (it is gone), or undefined. */
 export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | undefined;
 
-/**
- * An item that may have been applied before its answer was lost: its resend's refusal settled as
- * docs/runs.md says after "An id examctl chooses". An item never sent before keeps its answer.
- */
+/** A maybe-applied item's resend settled as docs/runs.md says after "An id examctl chooses". */
 export function settleInFlight(
   runId: string,
   decision: ResumeDecision,
@@ -172,10 +146,8 @@ export function settleInFlight(
   chosenId = false,
 ): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;
-  // The resend changed nothing: the interrupted attempt may have applied it, or it was so before
-  // the run ("unchanged" alone would hide that this run may have created or changed it). An
-  // answer that says why itself (a collection examctl made in an earlier run: --existing ok) keeps
-  // it, unless the why is what a lost attempt would leave (--missing-ok's "not an invigilator").
+  // The resend changed nothing: "unchanged" alone would hide that this run may have applied it. An answer that
+  // says why itself keeps it, unless the why is what a lost attempt would leave (--missing-ok's "not an invigilator").
   if (
     answer.status === 'ok' &&
     answer.action === 'unchanged' &&
@@ -210,10 +182,7 @@ export function digestKey(name: string): string {
   return `${name}Sha256`;
 }
 
-/**
- * Why a file the run read besides its input (kept with its digest: --schedule, a map file) no
- * longer gives the same items; undefined when each is unchanged or there is none.
- */
+/** Why a file the run read besides its input (kept with its digest: --schedule, a map file) changed, if one did. */
 export async function changedDigestedFile(
   record: Pick<JournalHead, 'header'>,
   digested: readonly string[],
@@ -237,10 +206,7 @@ export async function changedDigestedFile(
   return undefined;
 }
 
-/**
- * The options a resume takes from the journal: the recorded ones, without the digests and the directory kept beside
- * them.
- */
+/** The options a resume takes from the journal: the recorded ones, without the digests and directory beside them. */
 export function recordedFlags(
   options: Record<string, RecordedValue>,
   digested: readonly string[],
@@ -252,7 +218,7 @@ export function recordedFlags(
 
 export interface OpenedResume {
   journal: RunJournal;
-  /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
+  /** The run's index, open: its lines are read back as they are decided (`close` it after the journal). */
   record: JournalHead & Pick<RunIndex, 'items' | 'countFrom' | 'keptItems' | 'headBefore'> & { close(): Promise<void> };
   plan: ResumePlan;
   /** runs resume's refusals, made again once the run holds its sync memory (sent-memory.ts). */
@@ -267,7 +233,6 @@ export async function openResume(runsDir: string, id: string): Promise<OpenedRes
   try {
     // Streamed, not held whole: 9 bytes an item (docs/runs.md, "runs resume").
     record = await scanRun(runsDir, id);
-    // Under our own lock the run is not running elsewhere: finished or interrupted.
     if (record.end !== undefined && finishesRun(record.end.reason)) {
       throw new NothingToResumeError(
         `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)`,

@@ -1,19 +1,12 @@
 import type { ErrorCodeId } from '../system/error-codes.js';
 import { TargetError, UsageError } from '../system/errors.js';
 
-/**
- * A run that cannot be shown or resumed: damaged or newer journal, unknown id, finished or
- * running run, changed input. Exit 2, with the reason; nothing was sent.
- */
+/** A run that cannot be shown or resumed (damaged, unknown, finished, running, input changed): exit 2, nothing sent. */
 export class RunJournalError extends UsageError {
   static override readonly defaultCode: ErrorCodeId = 'E2200';
 }
 
-/**
- * `runs resume` of a run that has nothing left to send: it finished, or (no id given) no run is
- * interrupted. A resume run twice ends the second time as the first did (docs/runs.md, "runs
- * resume"), so the command says so and does not fail for it.
- */
+/** `runs resume` of a run with nothing left to send: said, not failed (docs/runs.md, "runs resume"). */
 export class NothingToResumeError extends RunJournalError {
   constructor(
     message: string,
@@ -24,10 +17,7 @@ export class NothingToResumeError extends RunJournalError {
   }
 }
 
-/**
- * The run's journal could not be written (a full disk, a read-only or removed runs directory): met
- * mid-run, it stops the run as docs/runs.md, "Honest ends" says. Not exit 2, which says nothing was sent.
- */
+/** The journal could not be written: mid-run it stops the run (docs/runs.md, "Honest ends"); not exit 2. */
 export class RunJournalWriteError extends TargetError {
   static override readonly defaultCode: ErrorCodeId = 'E3050';
 }

@@ -23,7 +23,7 @@ import { BUILD_ID } from '../version.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
+/** `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
 export const JOURNAL_FILE = 'journal.ndjson';
 
 export function runDir(runsDir: string, id: string): string {
@@ -35,26 +35,18 @@ export function journalPath(runsDir: string, id: string): string {
 }
 
 interface GroupCommit {
-  /** An outcome waits at most this long for its fsync (sent lines never wait: someone awaits them). */
+  /** An outcome waits at most this long for its fsync, or until `maxLines` are queued; sent lines never wait. */
   maxDelayMs: number;
-  /** ...or until this many lines are queued. */
   maxLines: number;
 }
 
-/**
- * docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of
- * lines.
- */
+/** docs/runs.md, "Group commit": short next to a remote request; locally one fsync carries hundreds of lines. */
 const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
-/**
- * A group is durable when its write returns (src/system/durable-write.ts): a remote run writes a group
- * every few milliseconds, and a write then an fdatasync cost two thread-pool round trips.
- */
+/** Durable when the write returns (durable-write.ts): a write then an fdatasync would cost two thread-pool trips. */
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | DSYNC_FLAG;
 const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
-/** What a new run's header says; the id, times, pid and host are filled in. */
 export type NewRunHeader = Pick<
   RunHeaderLine,
   'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance' | 'storeHead'
@@ -74,18 +66,13 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   return lock;
 }
 
-/**
- * Writes one run's journal (docs/runs.md, "Group commit"). A write that fails fails every later
- * call: the run must stop, it can no longer account for what it sends.
- */
+/** Writes a run's journal (docs/runs.md, "Group commit"); a failed write fails every later call: the run stops. */
 export class RunJournal {
-  /** Bodies of the lines queued for the next group (checksummed as the group is encoded). */
   private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
-  /** A flush was asked for while one was in progress: the next group goes right after it. */
+  /** A flush was asked for during one: the next group goes right after it. */
   private again = false;
-  /** Set while outcome lines wait for the group commit's delay. */
   private timer: NodeJS.Timeout | undefined;
   private commitTimer: NodeJS.Timeout | undefined;
   private readonly encoder = new JournalGroupEncoder();
@@ -111,7 +98,6 @@ export class RunJournal {
       throw cannotWrite(runsDir, error);
     });
     let id = newRunId(now);
-    // Two runs in one millisecond: the random part differs, or a retry picks another.
     for (let attempt = 0; ; attempt++) {
       try {
         await mkdir(runDir(runsDir, id), { mode: 0o700 });
@@ -122,8 +108,7 @@ export class RunJournal {
         id = newRunId(now);
       }
     }
-    // From here a failure (a full disk) removes the run's directory: no empty run is left for
-    // `runs list` to trip over.
+    // From here a failure (a full disk) removes the run's directory: no empty run is left.
     const abandon = async (error: unknown): Promise<never> => {
       await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
       throw cannotWrite(runDir(runsDir, id), error);
@@ -158,10 +143,7 @@ export class RunJournal {
     return journal;
   }
 
-  /**
-   * Takes over a run for a resume: its lock, the journal appended to after `validLength` (a torn
-   * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
-   */
+  /** Takes a run over for a resume: its lock, then (`reopen`) a torn last line cut off and a `resume` line. */
   static async lockForResume(runsDir: string, id: string) {
     // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
     const lock = await lockRun(runDir(runsDir, id), id).catch((error: unknown) => {
@@ -197,32 +179,26 @@ export class RunJournal {
     };
   }
 
-  /** Write position: appends go at explicit offsets (the file is opened r+ on resume). */
   private position = 0;
 
-  /** Records items as sent; resolves once the lines are durable. Call before sending them. */
+  /** Records items as sent; resolves once the lines are durable. */
   sent(items: readonly ItemRef[]): Promise<void> {
     for (const item of items) this.queueBody(refBody('sent', item));
     return this.flush();
   }
 
-  /**
-   * Withdraws items on record as sent whose requests never went out, or met the target failure
-   * that stopped the run (its words as `reason`); durable with what follows (the end line).
-   */
+  /** Withdraws items whose requests never went out or met the failure that stopped the run (`reason`). */
   unsent(items: readonly (ItemRef & { reason?: string })[]): void {
-    // None once failed: `end` says why, and closes.
     for (const item of this.failure ? [] : items) this.queueBody(refBody('unsent', item, item.reason));
   }
 
-  /** Queues an item's outcome; it reaches the disk within the group commit's delay. */
+  /** Queues an item's outcome, on disk within the group commit's delay. */
   outcome(outcome: Omit<OutcomeLine, 't'>): void {
     this.queueBody(outcomeBody(outcome));
     if (this.pending.length >= this.commit.maxLines) this.kick();
     else if (this.timer === undefined && !this.again) this.armTimer();
   }
 
-  /** The oldest outcome queued and not yet in a group is written within the group commit's delay. */
   private armTimer(): void {
     // One timer for the journal's life, restarted per group (a remote run writes hundreds of groups).
     this.timer =
@@ -232,13 +208,10 @@ export class RunJournal {
     this.commitTimer = this.timer;
   }
 
-  /** Unchanged units (--changed-only) since the last group: one `unchanged` line when it is written. */
+  /** Unchanged units (--changed-only) since the last group: one `unchanged` line. */
   private same: { r: number[]; since: string[] } | undefined;
 
-  /**
-   * Queues a unit judged unchanged against run `since`'s entry: no line of its own, its runs one
-   * line with the group commit (docs/runs.md, "The journal").
-   */
+  /** Queues a unit unchanged since run `since`: no line of its own (docs/runs.md, "The journal"). */
   unchanged(n: number, since: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
@@ -254,7 +227,6 @@ export class RunJournal {
     else if (this.timer === undefined && !this.again) this.armTimer();
   }
 
-  /** The unchanged units queued so far, as one line among the pending ones. */
   private sealUnchanged(): void {
     const same = this.same;
     if (same === undefined) return;
@@ -263,13 +235,9 @@ export class RunJournal {
     this.pending.push(JSON.stringify(line));
   }
 
-  /**
-   * Ends this attempt: the end line, durably; then the journal is closed and the lock released. A run
-   * the store's lock refused before any of its requests was answered is `refused` (docs/runs.md, "States").
-   */
+  /** Ends the attempt, then closes; one the store's lock refused before any answer is `refused` (docs/runs.md). */
   async end(reason: EndReason, summary: ReportSummary, stopError?: unknown, nothingSent = false): Promise<void> {
     try {
-      // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
       await this.append({
         t: 'end',
         at: new Date().toISOString(),
@@ -283,15 +251,12 @@ export class RunJournal {
     }
   }
 
-  /**
-   * The store's head as a resume's attempt begins, durably before its first request: what that attempt applies
-   * is judged against it, as the first attempt's against the header's `storeHead` (docs/runs.md).
-   */
+  /** The store's head as a resume's attempt begins, durably before its first request (docs/runs.md). */
   attemptHead(head: string): Promise<void> {
     return this.append({ t: 'head', head });
   }
 
-  /** Closes without an end line (the run stays resumable), after writing what is queued. */
+  /** Closes without an end line (the run stays resumable), what is queued written. */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
@@ -305,10 +270,7 @@ export class RunJournal {
     }
   }
 
-  /**
-   * A new run that stopped before sending anything: removed, so no command offers a run that never
-   * ran. Never a resumed run, which has a history.
-   */
+  /** A new run that stopped before sending anything: removed (never a resumed run, which has a history). */
   async discard(): Promise<void> {
     await this.close();
     await rm(dirname(this.file), { recursive: true, force: true, ...RM_RETRY });
@@ -321,7 +283,6 @@ export class RunJournal {
   }
 
   private append(line: RunJournalLine): Promise<void> {
-    // Before the end line: the journal's last line is its end.
     this.sealUnchanged();
     this.queueBody(JSON.stringify(line));
     return this.flush();
@@ -335,11 +296,7 @@ export class RunJournal {
     return done;
   }
 
-  /**
-   * Starts a flush now, or right after the one in progress. A group goes at once only when someone
-   * waits for it or it is full: outcome lines alone wait for their timer, to ride on the next
-   * sent group instead of costing a write of their own.
-   */
+  /** Starts a flush now, or right after the one in progress (outcomes alone wait for their timer). */
   private kick(): void {
     // Disarmed, not cleared: a cleared timer cannot be restarted, and one that fires disarmed does nothing.
     this.timer = undefined;
@@ -355,7 +312,6 @@ export class RunJournal {
     });
   }
 
-  /** Writes what is queued as one group, durably, then settles whoever waited for it. */
   private async writeGroup(): Promise<void> {
     this.sealUnchanged();
     const lines = this.pending;
@@ -377,10 +333,7 @@ export class RunJournal {
   }
 }
 
-/**
- * A journal failure as the run's error: one already said (a run held by another) as it is, anything else as a write
- * that failed.
- */
+/** A journal failure as the run's error: one already said (a run held by another) as it is, else a failed write. */
 function cannotWrite(path: string, error: unknown): RunJournalError | RunJournalWriteError {
   if (error instanceof RunJournalError || error instanceof RunJournalWriteError) return error;
   return new RunJournalWriteError(`cannot write the run journal ${path}: ${describeSystemError(error)}`);

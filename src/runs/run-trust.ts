@@ -21,11 +21,7 @@ export function currentTrust(): RunTrust {
   return { uid: typeof process.getuid === 'function' ? process.getuid() : undefined };
 }
 
-/**
- * Why the runs directory cannot be used, or undefined (also when it does not exist yet and the
- * directories it would be made in are sound): the one rule of src/system/trusted-place.ts, so a runs
- * directory inside a folder another user owns or can write is refused like one they can write.
- */
+/** Why the runs directory cannot be used (in a folder another user can write, too), or undefined: trusted-place.ts. */
 export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<string | undefined> {
   if (trust.uid === undefined) return undefined;
   const problem = await directoryProblem(runsDir, { uid: trust.uid, home: currentTrustContext().home });
@@ -35,9 +31,7 @@ export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<
     : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
-/**
- * Why one run cannot be used, or undefined (also without `trust`): its directory and journal, without following links.
- */
+/** Why one run cannot be used, or undefined (also without `trust`): its directory and journal, links not followed. */
 export async function runProblem(
   runsDir: string,
   id: string,

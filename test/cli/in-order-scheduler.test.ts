@@ -209,7 +209,7 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
   ): Promise<{ statuses: string[]; dispatcher: RecordDispatcher<number, never>; entries: ReportEntry[] }> {
     const entries: ReportEntry[] = [];
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: (_api, n) => send(n) },
+      { command: 'user sync', send: (_api, n) => send(n) },
       { api, callOptions: {}, maxErrors: options.maxErrors, signal: options.signal },
     );
     const scheduler = new InOrderScheduler<ReportEntry>({
@@ -281,7 +281,7 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
 
   it('without an API (validate only) valid units are ok and nothing is answered', () => {
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: () => Promise.reject(new Error('never')) },
+      { command: 'user sync', send: () => Promise.reject(new Error('never')) },
       { api: null, callOptions: {}, maxErrors: undefined, signal: undefined },
     );
     const entry = dispatcher.dispatch(unit(0));

@@ -51,6 +51,7 @@ describe('the dispatcher and the run journal', () => {
     const { journal, makeDurable } = fakeJournal(log);
     const dispatcher = new RecordDispatcher<number, never>(
       {
+        command: 'user sync',
         send: async (_api, n) => {
           log.push(`request ${n}`);
           return { status: 'ok', errors: [] };
@@ -76,7 +77,7 @@ describe('the dispatcher and the run journal', () => {
       new Map([[0, { status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }] }]]),
     );
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: () => Promise.reject(new Error('must not be sent')) },
+      { command: 'user sync', send: () => Promise.reject(new Error('must not be sent')) },
       { api, callOptions: {}, maxErrors: undefined, signal: controller.signal, journal },
     );
     const kept = await dispatcher.dispatch(unit(0));
@@ -91,6 +92,7 @@ describe('the dispatcher and the run journal', () => {
     const { journal, makeDurable } = fakeJournal(log);
     const dispatcher = new RecordDispatcher<number, never>(
       {
+        command: 'user sync',
         send: () =>
           Promise.reject(
             new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3 s: service unavailable (503)'),
@@ -113,7 +115,7 @@ describe('the dispatcher and the run journal', () => {
       '/s was replaced (local init --force) under this run: stopped; run the file again',
     );
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: () => Promise.reject(replaced) },
+      { command: 'user sync', send: () => Promise.reject(replaced) },
       { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal },
     );
     const answers = [dispatcher.dispatch(unit(0)), dispatcher.dispatch(unit(1))];
@@ -150,6 +152,7 @@ describe('units put on record as sent ahead of their dispatch', () => {
     const requests: number[] = [];
     const dispatcher = new RecordDispatcher<number, never>(
       {
+        command: 'user sync',
         send: async (_api, n) => {
           requests.push(n);
           return { status: 'ok', errors: [] };
