@@ -170,8 +170,47 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** A body being read: failed by the sweep once `at` (performance.now()) has passed. */
+interface BodyDeadline {
+  at: number;
+  expire(): void;
+}
+
+/** The deadlines of bodies being read, one sweep (a tenth of the request timeout, at most 1 s, late): timers cost. */
+class BodyDeadlines {
+  private readonly reading = new Set<BodyDeadline>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(requestMs: number) {
+    this.sweeper = setInterval(() => this.sweep(), Math.min(1000, Math.max(5, Math.floor(requestMs / 10))));
+    this.sweeper.unref();
+  }
+
+  add(deadline: BodyDeadline): void {
+    this.reading.add(deadline);
+  }
+
+  delete(deadline: BodyDeadline): void {
+    this.reading.delete(deadline);
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const deadline of this.reading) if (deadline.at <= now) deadline.expire();
+  }
+}
+
 /** The body, at most `limit` bytes, by `deadlineAt` (performance.now()); listeners: an iterator's promises cost. */
-function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number): Promise<Buffer> {
+function readBody(
+  req: http.IncomingMessage,
+  limit: number,
+  deadlineAt: number,
+  deadlines: BodyDeadlines,
+): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     return Promise.reject(new HttpFailure(413, M.bodyTooLarge(limit)));
@@ -179,13 +218,9 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number):
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    // Whole milliseconds: node keeps a timer list per distinct delay, and a fractional one made a list a request.
-    const deadline = setTimeout(
-      () => finish(new HttpFailure(408, M.bodyTooSlow())),
-      Math.ceil(deadlineAt - performance.now()),
-    );
+    const deadline: BodyDeadline = { at: deadlineAt, expire: () => finish(new HttpFailure(408, M.bodyTooSlow())) };
     const finish = (error?: Error): void => {
-      clearTimeout(deadline);
+      deadlines.delete(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
@@ -207,6 +242,7 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number):
     const onClose = (): void => {
       if (!req.complete) finish(new ClientGone('the client closed the connection before its body was complete'));
     };
+    deadlines.add(deadline);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);
@@ -297,6 +333,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const linger = options.linger ?? DEFAULT_LINGER;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const bodyDeadlines = new BodyDeadlines(timeouts.requestMs);
   // Set once listening: the document may name the server's own URL.
   let openapiText: string | undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
@@ -379,7 +416,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (contentType !== 'application/json') throw new HttpFailure(400, M.notJson());
         // Only now, with the caller and the route known, is the body worth asking for.
         if (expectsContinue) res.writeContinue();
-        const raw = await readBody(req, bodyLimit, started + timeouts.requestMs);
+        const raw = await readBody(req, bodyLimit, started + timeouts.requestMs, bodyDeadlines);
         bodyRead = true;
         body = await parseJsonBody(raw, call);
       } else if (!bodyRead) {
@@ -472,6 +509,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           : error.code === 'EACCES'
             ? 'permission denied'
             : error.message;
+      bodyDeadlines.stop();
       reject(new UsageError(`cannot listen on ${host}:${options.port ?? 0}: ${why}`, { cause: error }));
     };
     server.once('error', onError);
@@ -511,6 +549,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       } finally {
         clearTimeout(grace);
         clearTimeout(giveUp);
+        bodyDeadlines.stop();
       }
     },
   };
