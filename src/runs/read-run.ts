@@ -471,9 +471,10 @@ export async function listRuns(
     }
     try {
       const quick = await quickRun(runsDir, id);
-      const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
-      const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
-      const endedAt = quick?.endedAt ?? record?.end?.at;
+      const finished = quick?.finished;
+      const record = finished === undefined ? await scanCounts(runsDir, id) : undefined;
+      const { command, target, startedAt, input } = record?.header ?? quick!.header;
+      const endedAt = finished?.endedAt ?? record?.end?.at;
       runs.push({
         id,
         command,
@@ -481,7 +482,7 @@ export async function listRuns(
         startedAt,
         ...(endedAt !== undefined ? { endedAt } : {}),
         state: record === undefined ? 'finished' : await runState(runsDir, record),
-        summary: quick?.summary ?? summarize(record as RunIndex),
+        summary: finished?.summary ?? summarize(record!),
         input: input?.path ?? null,
         ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed'
           ? { totalKnown: false as const }
@@ -509,18 +510,19 @@ export async function* laterRunsOf(
   after: string,
   of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown },
   trust: RunTrust | undefined,
-): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
+): AsyncGenerator<{ id: string } & QuickRun> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break;
     if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
-    const header = await journalHeader(journalPath(runsDir, id));
+    const run = await quickRun(runsDir, id);
+    const header = run?.header;
     if (
       header !== undefined &&
       header.command === of.command &&
       targetIdentity(header.target) === targetIdentity(of.target) &&
       header.options.population === of.population
     )
-      yield { id, header };
+      yield { id, ...run! };
   }
 }
 
@@ -538,9 +540,8 @@ export async function laterFeedingRuns(
   trust?: RunTrust,
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];
-  for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
+  for await (const { id, header, finished } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
-    const finished = await quickRun(runsDir, id);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Unfinished with no item on record: it stopped before anything was sent.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
@@ -552,12 +553,13 @@ export async function laterFeedingRuns(
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
-  return (await quickRun(runsDir, id))?.header.startedAt;
+  const run = await quickRun(runsDir, id);
+  return run?.finished && run.header.startedAt;
 }
 
 /** A run's state for choosing or pruning it (damaged: why); an unreadable lock counts as running. */
 async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
-  if ((await quickRun(runsDir, id)) !== undefined) return 'finished';
+  if ((await quickRun(runsDir, id))?.finished !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch((error: Error) => error);
   return record instanceof Error ? record : runState(runsDir, record).catch(() => 'running' as const);
 }
@@ -595,7 +597,9 @@ export async function unfinishedRunOf(
   isInput: (path: string) => Promise<boolean>,
 ): Promise<string | undefined> {
   for (const id of await runIds(runsDir).catch((): string[] => [])) {
-    const { input, options = {}, profile } = (await journalHeader(journalPath(runsDir, id))) ?? {};
+    const run = await quickRun(runsDir, id);
+    if (run === undefined || run.finished !== undefined) continue;
+    const { input, options, profile } = run.header;
     const files = [
       ['', input?.path],
       [profile?.configDir, profile?.mapFileSha256 && profile.defaults.mapFile],
@@ -604,8 +608,7 @@ export async function unfinishedRunOf(
       if (key.endsWith('Sha256')) files.push([options.cwd, options[key.slice(0, -6)]]);
     }
     for (const [dir, file] of files) {
-      if (typeof file !== 'string' || !(await isInput(resolve(String(dir ?? ''), file)))) continue;
-      if (!(await quickRun(runsDir, id))) return id;
+      if (typeof file === 'string' && (await isInput(resolve(String(dir ?? ''), file)))) return id;
     }
   }
   return undefined;
@@ -679,26 +682,21 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /** Far above any end line: a longer last line is not one. */
 const MAX_END_BYTES = 64 * 1024;
 
-/** A finished run from its first and last lines (docs/runs.md, "Run summaries"); else undefined: read it whole. */
-async function quickRun(runsDir: string, id: string) {
+type QuickRun = { header: RunHeaderLine; finished?: { endedAt: string; summary: ReportSummary } };
+
+/** A run's header and, when its last line finishes the run, its end (docs/runs.md, "Run summaries"): else read it whole. */
+async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
   const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
   const line = lines.last === undefined ? undefined : checkJournalLine(lines.last, false);
-  if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return undefined;
+  if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return { header: lines.header };
   const { total, ok, partial, failed, skipped } = line.summary;
-  if (![total, ok, partial, failed, skipped].every(isCount)) return undefined;
-  return { header: lines.header, endedAt: line.at, summary: { total, ok, partial, failed, skipped } };
+  if (![total, ok, partial, failed, skipped].every(isCount)) return { header: lines.header };
+  return { header: lines.header, finished: { endedAt: line.at, summary: { total, ok, partial, failed, skipped } } };
 }
 
-async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
-  return (await firstAndLastLines(journalFile, false).catch(() => undefined))?.header;
-}
-
-/** The header line, checked, and (with `last`) the journal's last whole line. */
-async function firstAndLastLines(
-  journalFile: string,
-  last = true,
-): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
+/** The header line, checked, and the journal's last whole line. */
+async function firstAndLastLines(journalFile: string): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
   const handle = await openRegularFile(journalFile).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
@@ -706,7 +704,6 @@ async function firstAndLastLines(
     const first = new LineReader(handle, Math.min(size, MAX_HEADER_BYTES)).lineAt(0);
     const header = first === undefined ? undefined : checkJournalLine(first, true);
     if (typeof header !== 'object' || header.t !== 'run') return undefined;
-    if (!last) return { header };
     const tail = Buffer.alloc(Math.min(size, MAX_END_BYTES));
     const { bytesRead } = await handle.read(tail, 0, tail.length, size - tail.length);
     // A torn last line (no newline), or one longer than the tail: no end line to go by.
