@@ -1,4 +1,5 @@
-import { RunJournalError, type OpenedResume } from '../runs/index.js';
+import { RunJournalError } from '../runs/run-errors.js';
+import { type OpenedResume } from '../runs/resume-plan.js';
 import { redactUrl } from '../domain/problem.js';
 import { describeTarget } from '../report/report-writers.js';
 import { nonEmpty } from '../system/env-values.js';

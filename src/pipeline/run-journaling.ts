@@ -6,20 +6,23 @@ import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary 
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
+import { APPLIED_BEFORE_INTERRUPT, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
-  APPLIED_BEFORE_INTERRUPT,
   appliedHeads,
   appliedItem,
-  currentTrust,
+  digestKey,
+  fingerprintInput,
   keptButLost,
-  laterRunsOf,
   recordedFlags,
-  type EndReason,
-  type ItemRef,
+  settleInFlight,
   type OpenedResume,
   type ResumeDecision,
-  type RunJournal,
-} from '../runs/index.js';
+} from '../runs/resume-plan.js';
+import { currentTrust, runsDirProblem } from '../runs/run-trust.js';
+import { laterRunsOf } from '../runs/read-run.js';
+import { RunJournal } from '../runs/run-journal.js';
+import { recordedOptions } from '../runs/recorded-options.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
 import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -72,10 +75,6 @@ const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.so
 
 /** A runs directory failing the trust rule refuses a new run (exit 2): it could not be resumed. */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
-  const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([
-    import('../runs/index.js'),
-    import('../runs/run-trust.js'),
-  ]);
   const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env), currentTrust());
   if (problem !== undefined)
     throw new RunJournalError(
@@ -100,9 +99,6 @@ export async function startJournaling(
   { lostAttemptDid, choosesIds, storeKeys, holds, headSeen }: JournaledTraits = {},
   api?: IntegrationApi | null,
 ): Promise<RunJournaling> {
-  const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import(
-    '../runs/index.js'
-  );
   const testSignal = testSignalFrom(deps.env);
   // Left set in a job's environment it kills every run: said, so the kill is never a mystery.
   const rehearsal = deps.env.EXAMCTL_TEST_SIGNAL_AFTER;

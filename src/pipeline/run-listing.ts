@@ -1,11 +1,6 @@
-import {
-  assertTrustedRunsDir,
-  currentTrust,
-  listRuns,
-  pruneRuns,
-  resolveRunsDir,
-  type RunTrust,
-} from '../runs/index.js';
+import { assertTrustedRunsDir, currentTrust, type RunTrust } from '../runs/run-trust.js';
+import { listRuns, pruneRuns } from '../runs/read-run.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
 import { describeTarget } from '../report/report-writers.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
 import { instantOf } from '../flags/flag-values.js';

@@ -1,15 +1,6 @@
 import { UsageError } from '../system/errors.js';
-import {
-  changedDigestedFile,
-  fingerprintInput,
-  inputChange,
-  recordedFlags,
-  unlinedItem,
-  unjournaledCount,
-  unitsOf,
-  type JournalHead,
-  type RunIndex,
-} from '../runs/index.js';
+import { changedDigestedFile, fingerprintInput, inputChange, recordedFlags } from '../runs/resume-plan.js';
+import { unlinedItem, unjournaledCount, unitsOf, type JournalHead, type RunIndex } from '../runs/read-run.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import { firstRecord } from './command-input.js';
 import { RecordSource } from './record-source.js';

@@ -8,7 +8,7 @@ import { messageOf, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { memoryPlaceOf, storeHead } from '../context/target.js';
-import { newRunId } from '../runs/index.js';
+import { newRunId } from '../runs/run-id.js';
 import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { SourceRef, InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';

@@ -1,4 +1,4 @@
-import type { RunIndex } from '../runs/index.js';
+import type { RunIndex } from '../runs/read-run.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { LeaverRows, RunInput } from '../pipeline/run-show.js';
 import { say } from '../formats/terminal-text.js';

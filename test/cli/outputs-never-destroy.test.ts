@@ -395,7 +395,8 @@ describe('an output over what the run reads or keeps', () => {
   // trial46 F02: an interrupted run's input is what `runs resume` reads again, unchanged.
   it("--report or --out over an unfinished run's input: exit 2 naming the run, kept; over a finished run's input: written", () =>
     withTempDir(async (dir) => {
-      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      const { RunJournal } = await import('../../src/runs/run-journal.js');
+      const { fingerprintInput } = await import('../../src/runs/resume-plan.js');
       writeFileSync(join(dir, 'night.csv'), USERS);
       writeFileSync(join(dir, 'done.csv'), USERS);
       const options = { file: 'night.csv', cwd: dir };
@@ -422,7 +423,8 @@ describe('an output over what the run reads or keeps', () => {
   // trial49 F06: a file kept with its SHA-256 (--map-file, --schedule, the profile's map) is read again by a resume as the input is.
   it("--out over an unfinished run's --map-file, --schedule or profile map: exit 2 naming the run, kept", () =>
     withTempDir(async (dir) => {
-      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      const { RunJournal } = await import('../../src/runs/run-journal.js');
+      const { fingerprintInput } = await import('../../src/runs/resume-plan.js');
       mkdirSync(join(dir, 'conf'));
       for (const name of ['night.csv', 'map.json', 'sched.json', 'conf/pmap.json'])
         writeFileSync(join(dir, name), '{}');

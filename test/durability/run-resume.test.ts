@@ -11,7 +11,7 @@ import { serveLocalStore } from '../../src/server/index.js';
 import { startFaultServer } from '../support/fault-server.js';
 import { expectCoded } from '../support/coded-message.js';
 import { lineWith } from '../support/facts.js';
-import { APPLIED_BEFORE_INTERRUPT } from '../../src/runs/index.js';
+import { APPLIED_BEFORE_INTERRUPT } from '../../src/runs/journal-lines.js';
 
 /**
  * Runs killed (SIGKILL) at seeded random moments, their resumes killed too, then finished by

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ItemRef, NewRunHeader } from '../../src/runs/index.js';
+import type { ItemRef } from '../../src/runs/journal-lines.js';
+import type { NewRunHeader } from '../../src/runs/run-journal.js';
 
 export function tempRunsDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'examctl-runs-test-'));

@@ -27,7 +27,7 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
   };
 });
 
-const { RunJournal } = await import('../../src/runs/index.js');
+const { RunJournal } = await import('../../src/runs/run-journal.js');
 const { readRun } = await import('./whole-record.js');
 const { header, ref, tempRunsDir } = await import('./helpers.js');
 const { openFiles } = await import('../support/open-files.js');

@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ownStartTicks, processAlive } from '../../src/system/process-liveness.js';
-import { RunJournal, resolveRunId, runState } from '../../src/runs/index.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
+import { resolveRunId, runState } from '../../src/runs/read-run.js';
 import { readRun } from './whole-record.js';
 import { header, ref, tempRunsDir } from './helpers.js';
 

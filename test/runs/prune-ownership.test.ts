@@ -14,7 +14,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lineWith } from '../support/facts.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
-import { pruneRuns, RunJournal, type RunTrust } from '../../src/runs/index.js';
+import { pruneRuns } from '../../src/runs/read-run.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
+import { type RunTrust } from '../../src/runs/run-trust.js';
 import { header, tempRunsDir } from './helpers.js';
 
 /**

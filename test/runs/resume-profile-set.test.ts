@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep } from '../support/in-process.js';
-import { fingerprintInput, RunJournal } from '../../src/runs/index.js';
+import { fingerprintInput } from '../../src/runs/resume-plan.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
 import { summaryOf } from '../support/facts.js';
 
 /**

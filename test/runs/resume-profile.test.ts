@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { examctlStep } from '../support/in-process.js';
-import { fingerprintInput, RunJournal } from '../../src/runs/index.js';
+import { fingerprintInput } from '../../src/runs/resume-plan.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
 

@@ -2,16 +2,16 @@ import { createdByLostAttempt, removedByLostAttempt } from '../../src/pipeline/s
 import { statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NothingToResumeError } from '../../src/runs/run-errors.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
 import {
-  NothingToResumeError,
-  RunJournal,
   fingerprintInput,
   openResume,
   planResume,
   settleInFlight,
-  type ItemRef,
   type ResumeDecision,
-} from '../../src/runs/index.js';
+} from '../../src/runs/resume-plan.js';
+import { type ItemRef } from '../../src/runs/journal-lines.js';
 import { readRun, rebuildReport } from './whole-record.js';
 import type { ResentOutcome } from '../../src/runs/resume-plan.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunJournal, planResume, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
+import { planResume } from '../../src/runs/resume-plan.js';
+import { scanRun, summarize, unjournaledCount } from '../../src/runs/read-run.js';
+import { type ItemRef } from '../../src/runs/journal-lines.js';
 import { readRun, rebuildReport } from './whole-record.js';
 import type { OutcomeLine } from '../../src/runs/journal-lines.js';
 import type { ReportItem } from '../../src/report/run-report.js';

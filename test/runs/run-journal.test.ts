@@ -4,21 +4,13 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncat
 import { join } from 'node:path';
 import { isRunId } from '../../src/domain/record-id.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  RunJournal,
-  RunJournalError,
-  RunJournalWriteError,
-  journalPath,
-  listRuns,
-  newRunId,
-  planResume,
-  pruneRuns,
-  recordedOptions,
-  resolveRunId,
-  resolveRunsDir,
-  runState,
-  summarize,
-} from '../../src/runs/index.js';
+import { RunJournal, journalPath } from '../../src/runs/run-journal.js';
+import { RunJournalError, RunJournalWriteError } from '../../src/runs/run-errors.js';
+import { listRuns, pruneRuns, resolveRunId, runState, summarize } from '../../src/runs/read-run.js';
+import { newRunId } from '../../src/runs/run-id.js';
+import { planResume } from '../../src/runs/resume-plan.js';
+import { recordedOptions } from '../../src/runs/recorded-options.js';
+import { resolveRunsDir } from '../../src/runs/runs-dir.js';
 import { readRun, rebuildReport } from './whole-record.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
 import { BUILD_ID } from '../../src/version.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
-import { RunJournal } from '../../src/runs/index.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
 import { BIN, PINNED_NOW, ROOT } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
 import { spawnSync } from 'node:child_process';

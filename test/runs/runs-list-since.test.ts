@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { summaryOf } from '../support/facts.js';
 import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { RunJournal } from '../../src/runs/index.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /** `runs list --since`: runs started at or after a date, an instant or an age counted back from the command's clock. */

@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprintInput, RunJournal, type ItemRef, type NewRunHeader } from '../../src/runs/index.js';
+import { fingerprintInput } from '../../src/runs/resume-plan.js';
+import { RunJournal, type NewRunHeader } from '../../src/runs/run-journal.js';
+import { type ItemRef } from '../../src/runs/journal-lines.js';
 import { examctl } from '../support/faulty-serve.js';
 import { tempRunsDir } from './helpers.js';
 import { summaryOf } from '../support/facts.js';

@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunJournal, planResume, summarize, unjournaledCount } from '../../src/runs/index.js';
+import { RunJournal } from '../../src/runs/run-journal.js';
+import { planResume } from '../../src/runs/resume-plan.js';
+import { summarize, unjournaledCount } from '../../src/runs/read-run.js';
 import { readRun, rebuildReport } from './whole-record.js';
 import { UnchangedPositions } from '../../src/runs/read-run.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';

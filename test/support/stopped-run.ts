@@ -13,7 +13,7 @@ export async function usersAfterResume(
   options: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<Record<string, unknown>[]> {
-  const { RunJournal } = await import('../../src/runs/index.js');
+  const { RunJournal } = await import('../../src/runs/run-journal.js');
   const store = join(dir, 'store');
   const runsDir = join(dir, 'runs');
   expect(await runCli(['local', 'init', '--store', store], testDeps(dir).deps)).toBe(0);

@@ -1,16 +1,9 @@
 import { ExitCode } from '../../system/errors.js';
-import {
-  openResume,
-  changedDigestedFile,
-  scanRun,
-  resolveRunId,
-  resolveRunsDir,
-  CHANGED_INPUT_ADVICE,
-  NothingToResumeError,
-  RunJournalError,
-  assertTrustedRun,
-  assertTrustedRunsDir,
-} from '../../runs/index.js';
+import { openResume, changedDigestedFile, CHANGED_INPUT_ADVICE } from '../../runs/resume-plan.js';
+import { scanRun, resolveRunId } from '../../runs/read-run.js';
+import { resolveRunsDir } from '../../runs/runs-dir.js';
+import { NothingToResumeError, RunJournalError } from '../../runs/run-errors.js';
+import { assertTrustedRun, assertTrustedRunsDir } from '../../runs/run-trust.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
