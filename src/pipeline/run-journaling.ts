@@ -450,12 +450,7 @@ const RESUME_OVERRIDES = [
 /** A resume under a later run is refused unless --over-later-runs (docs/runs.md, "runs resume"). */
 export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
   const later: string[] = [];
-  for await (const { id } of laterRunsOf(
-    runsDir,
-    header.id,
-    { ...header, population: header.options.population },
-    currentTrust(),
-  ))
+  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }))
     later.push(id);
   if (later.length === 0) return;
   const named = namedFirst(later, 3);

@@ -509,11 +509,10 @@ export async function* laterRunsOf(
   runsDir: string,
   after: string,
   of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown },
-  trust: RunTrust | undefined,
 ): AsyncGenerator<{ id: string } & QuickRun> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break;
-    if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
+    if ((await runProblem(runsDir, id, currentTrust())) !== undefined) continue;
     const run = await quickRun(runsDir, id);
     const header = run?.header;
     if (
@@ -537,10 +536,9 @@ export async function laterFeedingRuns(
     syncDir: string | undefined;
     except?: string | undefined;
   },
-  trust?: RunTrust,
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];
-  for await (const { id, header, finished } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
+  for await (const { id, header, finished } of laterRunsOf(runsDir, wanted.after, wanted)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Unfinished with no item on record: it stopped before anything was sent.
@@ -550,9 +548,8 @@ export async function laterFeedingRuns(
   return found.reverse();
 }
 
-export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
-  if (!isRunId(id)) return undefined;
-  if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
+export async function finishedRunStart(runsDir: string, id: string): Promise<string | undefined> {
+  if (!isRunId(id) || (await runProblem(runsDir, id, currentTrust())) !== undefined) return undefined;
   const run = await quickRun(runsDir, id);
   return run?.finished && run.header.startedAt;
 }

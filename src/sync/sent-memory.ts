@@ -19,7 +19,6 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { counted } from '../formats/number-format.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
-import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import {
   populationKey,
@@ -379,23 +378,19 @@ export abstract class SentMemory<P> {
     // service, are all it sent.
     const cut =
       newest.ended === false && newest.run !== resumed && newest.run !== this.placed?.foldedRun
-        ? await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined)
+        ? await finishedRunStart(runsDir, newest.run).catch(() => undefined)
         : undefined;
     // Else older: the oldest run here of this command, target, population and sync directory started after it.
     const [later] =
       cut === undefined
-        ? await laterFeedingRuns(
-            runsDir,
-            {
-              after: newest.run,
-              command: FEEDING_COMMAND[this.kind],
-              target,
-              population: this.flags.population,
-              syncDir: journaledSyncDir(this.flags.syncDir, this.deps),
-              except: resumed,
-            },
-            currentTrust(),
-          ).catch(() => [])
+        ? await laterFeedingRuns(runsDir, {
+            after: newest.run,
+            command: FEEDING_COMMAND[this.kind],
+            target,
+            population: this.flags.population,
+            syncDir: journaledSyncDir(this.flags.syncDir, this.deps),
+            except: resumed,
+          }).catch(() => [])
         : [];
     const missesRun: SyncMemoryNote['missesRun'] =
       cut !== undefined
