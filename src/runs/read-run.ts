@@ -683,18 +683,7 @@ type QuickRun = { header: RunHeaderLine; finished?: { endedAt: string; summary: 
 
 /** A run's header and, when its last line finishes the run, its end (docs/runs.md, "Run summaries"): else read it whole. */
 async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
-  const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
-  if (lines === undefined) return undefined;
-  const line = lines.last === undefined ? undefined : checkJournalLine(lines.last, false);
-  if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return { header: lines.header };
-  const { total, ok, partial, failed, skipped } = line.summary;
-  if (![total, ok, partial, failed, skipped].every(isCount)) return { header: lines.header };
-  return { header: lines.header, finished: { endedAt: line.at, summary: { total, ok, partial, failed, skipped } } };
-}
-
-/** The header line, checked, and the journal's last whole line. */
-async function firstAndLastLines(journalFile: string): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
-  const handle = await openRegularFile(journalFile).catch(() => undefined);
+  const handle = await openRegularFile(journalPath(runsDir, id)).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
     const size = (await handle.stat()).size;
@@ -707,7 +696,13 @@ async function firstAndLastLines(journalFile: string): Promise<{ header: RunHead
     const start = tail.lastIndexOf(10, bytesRead - 2) + 1;
     if (bytesRead !== tail.length || tail[bytesRead - 1] !== 10 || (start === 0 && tail.length < size))
       return { header };
-    return { header, last: tail.subarray(start, bytesRead - 1) };
+    const line = checkJournalLine(tail.subarray(start, bytesRead - 1), false);
+    if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return { header };
+    const { total, ok, partial, failed, skipped } = line.summary;
+    if (![total, ok, partial, failed, skipped].every(isCount)) return { header };
+    return { header, finished: { endedAt: line.at, summary: { total, ok, partial, failed, skipped } } };
+  } catch {
+    return undefined;
   } finally {
     await handle.close().catch(() => undefined);
   }
