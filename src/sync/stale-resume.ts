@@ -6,14 +6,11 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { flagOf } from '../runs/recorded-options.js';
-import { describeTarget, populationWords } from '../report/report-writers.js';
-import { populationKey, type SyncKind } from './memory-lines.js';
+import { describeTarget, FEEDING_COMMAND, populationWords } from '../report/report-writers.js';
+import { populationKey } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
 import { memoryPlaceOf } from '../context/target.js';
 import { readPlacedMemories } from './memory-place.js';
-
-/** The memory kind a command feeds, if it feeds one. */
-const KIND_OF: Readonly<Record<string, SyncKind>> = { 'user sync': 'users', 'schedule push': 'schedules' };
 
 /** The flags with which a run decides from the memory what it sends (a first night decides differently). */
 const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'onlyNew', 'onlyExisting'] as const;
@@ -36,7 +33,7 @@ export async function refuseResumeAgainstMemory(
   check: { laterRuns: boolean; lostMemory: boolean },
   held?: { name: string; populations: ReadonlyMap<string, { run: string }> },
 ): Promise<void> {
-  const kind = KIND_OF[header.command];
+  const kind = (['users', 'schedules'] as const).find((one) => FEEDING_COMMAND[one] === header.command);
   if (kind === undefined) return;
   const deciding = DECIDING_FLAGS.filter((flag) => header.options[flag] === true);
   if (!check.laterRuns && !(check.lostMemory && deciding.length > 0)) return;
