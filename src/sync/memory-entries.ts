@@ -1,13 +1,10 @@
 /** A memory file's entries indexed by id over its bytes (docs/sync.md, "Format"), each parsed when asked for. */
 import { HashSlots, hashBytes } from '../domain/hash-slots.js';
-import { CRC_AT, LINE_PREFIX } from '../system/checksummed-line.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import { CRC_AT, decodeChecksummedLine, LINE_PREFIX } from '../system/checksummed-line.js';
 import {
   damaged,
-  entryBody,
-  ENTRY_OPEN,
+  entryLine,
   entryOfBody,
-  GROUP_OPEN,
   populationKey,
   type EntryBody,
   type MemoryEntry,
@@ -26,28 +23,20 @@ interface LineLayout {
   disabled: boolean;
 }
 
-/** An entry line starts so: its id is read without parsing the line. */
-const ENTRY_START = Buffer.from(`${LINE_PREFIX}${ENTRY_OPEN}`);
-/** A group line starts so (memory-lines.ts, groupedBodies): each entry after a tab. */
-const GROUP_START = Buffer.from(`${LINE_PREFIX}${GROUP_OPEN}`);
-/** Where an entry's id begins, from the entry's own start (what the index holds: in a line or in a group). */
-const ID_AT = ENTRY_OPEN.length;
-/** The shortest acknowledged entry in a group: 1-byte id, digest (43), run id (24), `,\t`; a cleared one grows the index. */
-const MIN_ENTRY = ID_AT + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"},\t'.length;
+/** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
+const ENTRY_START = Buffer.from(`${LINE_PREFIX}{"id":"`);
+/** The shortest acknowledged entry line: frame, 1-byte id, digest (43), run id (24); a cleared one grows the index. */
+const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const TAB = 0x09;
 export const NEWLINE = 10;
 
 /** What byId holds for an id a `forget` outdated: never given out. */
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
-/**
- * A memory's entries by id, the last line winning, parsed on `get`: opening indexes ids' bytes, no parse per line.
- * An entry's offset is where its own JSON begins: in its line, after the frame; in a group, after its tab.
- */
+/** A memory's entries by id, the last line winning, parsed on `get`: opening indexes ids' bytes, no parse per line. */
 export class MemoryEntries {
-  /** Id -> the offset of its latest entry (domain/hash-slots.ts); a probe looks for `probeBytes[probeFrom..probeTo)`. */
+  /** Id -> the offset of its latest line (domain/hash-slots.ts); a probe looks for `probeBytes[probeFrom..probeTo)`. */
   private readonly slots: HashSlots;
   private scratch = Buffer.alloc(256);
   private probeBytes: Uint8Array = this.scratch;
@@ -75,11 +64,12 @@ export class MemoryEntries {
     private readonly bytes: Buffer = Buffer.alloc(0),
     private readonly file: string = '',
   ) {
-    // Sized for the entries the file can hold at most half full: no growth while indexing examctl's lines.
+    // Sized for the entry lines the file can hold at most half full: no growth while indexing examctl's lines.
     this.slots = new HashSlots(
       (start) => this.holds(start),
-      (start) => hashBytes(this.bytes, start + ID_AT, this.bytes.indexOf(QUOTE, start + ID_AT)),
-      Math.max(512, bytes.length / MIN_ENTRY),
+      (start) =>
+        hashBytes(this.bytes, start + ENTRY_START.length, this.bytes.indexOf(QUOTE, start + ENTRY_START.length)),
+      Math.max(512, bytes.length / MIN_ENTRY_LINE),
     );
   }
 
@@ -87,59 +77,22 @@ export class MemoryEntries {
     return this.slots.size + this.added - this.gone;
   }
 
-  /**
-   * Indexes the entry line, or the group line, at `start` .. `end` by its ids' bytes: how many entries it holds, 0
-   * when it is left to the full parse (another layout; a group is then indexed in none of its entries).
-   */
-  indexLine(start: number, end: number): number {
-    if (startsAs(this.bytes, start, end, ENTRY_START)) return this.indexEntry(start + LINE_PREFIX.length, end) ? 1 : 0;
-    if (!startsAs(this.bytes, start, end, GROUP_START)) return 0;
-    const line = this.bytes.subarray(start, end);
-    const starts: number[] = [];
-    for (let at = start + GROUP_START.length; at > 0; ) {
-      const tab = line.indexOf(TAB, at - start);
-      const next = tab < 0 ? -1 : start + tab + 1;
-      if (!this.isEntryAt(at, next < 0 ? end - 3 : next - 2)) return 0;
-      starts.push(at);
-      at = next;
-    }
-    for (const at of starts) this.indexEntry(at, end);
-    return starts.length;
-  }
-
-  /** Whether an entry with `entryBody`'s start (an id without escapes) begins at `at` and ends at `close` (`,` `]`). */
-  private isEntryAt(at: number, close: number): boolean {
+  /** Indexes the entry line at `start` .. `end` by its id's bytes; false: left to the full parse. */
+  indexLine(start: number, end: number): boolean {
     const bytes = this.bytes;
-    if (!hasAt(bytes, at, ENTRY_OPEN_BYTES) || bytes[close - 1] !== CLOSE_BRACE) return false;
-    if (bytes[close] !== COMMA && bytes[close] !== CLOSE_BRACKET) return false;
-    const to = bytes.indexOf(QUOTE, at + ID_AT);
-    if (to < 0 || to >= close) return false;
-    for (let k = at + ID_AT; k < to; k++) if (bytes[k] === BACKSLASH) return false;
-    return true;
-  }
-
-  /** Indexes the entry at `at` (its line ends at `end`) by its id; false: left to the full parse. */
-  private indexEntry(at: number, end: number): boolean {
-    const bytes = this.bytes;
-    const from = at + ID_AT;
+    if (end - start < ENTRY_START.length + 2) return false;
+    for (let k = 0; k < CRC_AT; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    for (let k = CRC_AT + 8; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    const from = start + ENTRY_START.length;
     const to = bytes.indexOf(QUOTE, from);
     if (to < 0 || to >= end) return false;
     for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH) return false;
     const slot = this.find(bytes, from, to);
     const hadLine = this.slots.at(slot) >= 0;
-    this.slots.set(slot, at);
+    this.slots.set(slot, start);
     // A line after one read in full (a forget line, another layout) for the same id wins over it.
     if (this.byId.size > 0) this.outdate(bytes.toString('utf8', from, to), hadLine);
     return true;
-  }
-
-  /** Where the entry at `start` ends (past its `}`): before its line's frame closes, or its group's next tab. */
-  private entryEnd(start: number): number {
-    const bytes = this.bytes;
-    const end = bytes.indexOf(NEWLINE, start);
-    if (bytes[start - 1] !== TAB) return end - 1;
-    const tab = bytes.subarray(start, end).indexOf(TAB);
-    return tab < 0 ? end - 3 : start + tab - 1;
   }
 
   /** The id's entry set before its newer line was indexed is dropped: the line is the id's latest. */
@@ -173,7 +126,7 @@ export class MemoryEntries {
     return start < 0 ? undefined : this.parse(id, start);
   }
 
-  /** What --changed-only compares, read off the entry when it has `entryBody`'s layout, else parsed. */
+  /** What --changed-only compares, read off the line when it has `entryLine`'s layout, else parsed. */
   peek(id: string): PeekedEntry | undefined {
     if (this.byId.has(id) || this.slots.size === 0) return this.get(id);
     const start = this.slots.at(this.slotOf(id));
@@ -214,11 +167,11 @@ export class MemoryEntries {
     return this.runAt(at.runAt, at.runEnd);
   }
 
-  /** Where the entry's fields are, when it has `entryBody`'s layout (else undefined: parse it). */
+  /** Where the entry line's fields are, when it has `entryLine`'s layout (else undefined: parse it). */
   private layoutAt(start: number, id: string): LineLayout | undefined {
     const bytes = this.bytes;
-    const end = this.entryEnd(start);
-    const digestAt = start + ID_AT + Buffer.byteLength(id, 'utf8') + DIGEST_KEY.length;
+    const end = bytes.indexOf(NEWLINE, start);
+    const digestAt = start + ENTRY_START.length + Buffer.byteLength(id, 'utf8') + DIGEST_KEY.length;
     const digestEnd = bytes.indexOf(QUOTE, digestAt);
     const runAt = digestEnd + RUN_KEY.length;
     const runEnd = bytes.indexOf(QUOTE, runAt);
@@ -238,7 +191,7 @@ export class MemoryEntries {
     at.rawAt = -1;
     at.rawEnd = -1;
     let rest = runEnd;
-    // The raw digest, when the line has one, comes right after the run (entryBody).
+    // The raw digest, when the line has one, comes right after the run (entryLine).
     if (hasAt(bytes, runEnd, RAW_KEY)) {
       const rawAt = runEnd + RAW_KEY.length;
       const rawEnd = bytes.indexOf(QUOTE, rawAt);
@@ -305,7 +258,8 @@ export class MemoryEntries {
         continue;
       }
       const at = this.layoutAt(start, id);
-      const population = at === undefined ? undefined : populationAtEnd(this.bytes, start, this.entryEnd(start));
+      const population =
+        at === undefined ? undefined : populationAtEnd(this.bytes, start, this.bytes.indexOf(NEWLINE, start));
       if (at === undefined || population === false) {
         const parsed = this.parse(id, start);
         add(parsed.population, parsed.run);
@@ -315,15 +269,17 @@ export class MemoryEntries {
     return found;
   }
 
-  /** Each id's latest entry's body, as written (one not parsed is copied as read). */
-  *bodies(): IterableIterator<string> {
+  /** Each id's latest line, as written (a line not parsed is copied as read). */
+  *lines(): IterableIterator<string> {
     for (const start of this.lineStarts()) {
       const id = this.idOfLine(start);
       const entry = this.byId.get(id);
       if (entry === FORGOTTEN) continue;
-      yield entry !== undefined ? entryBody(id, entry) : this.bytes.toString('utf8', start, this.entryEnd(start));
+      yield entry !== undefined
+        ? entryLine(id, entry)
+        : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
     }
-    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield entryBody(id, entry);
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield entryLine(id, entry);
   }
 
   /** The offset of the id's latest line, -1 for none. */
@@ -337,13 +293,13 @@ export class MemoryEntries {
     return this.find(this.scratch, 0, this.scratch.write(id, 0, 'utf8'));
   }
 
-  /** Starts of the indexed entries, in file order. */
+  /** Starts of the indexed lines, in file order. */
   private lineStarts(): number[] {
     return [...this.slots.values()].sort((a, b) => a - b);
   }
 
   private idOfLine(start: number): string {
-    const from = start + ID_AT;
+    const from = start + ENTRY_START.length;
     return this.bytes.toString('utf8', from, this.bytes.indexOf(QUOTE, from));
   }
 
@@ -358,7 +314,7 @@ export class MemoryEntries {
   /** Whether the line at `start` is of the id a probe looks for. */
   private holds(start: number): boolean {
     const bytes = this.bytes;
-    const at = start + ID_AT;
+    const at = start + ENTRY_START.length;
     const length = this.probeTo - this.probeFrom;
     if (bytes[at + length] !== QUOTE) return false;
     const key = this.probeBytes;
@@ -366,15 +322,10 @@ export class MemoryEntries {
     return true;
   }
 
-  /** The entry at `start` parsed: its line's checksum held when the file was indexed (memoryOfText). */
   private parse(id: string, start: number): MemoryEntry {
-    let body: unknown;
-    try {
-      body = parseJson(this.bytes.toString('utf8', start, this.entryEnd(start)), { depth: MAX_JSON_DEPTH });
-    } catch {
-      throw damaged(this.file, lineNumberAt(this.bytes, start), 'invalid JSON');
-    }
-    const read = typeof body === 'object' && body !== null ? entryOfBody(body as Partial<EntryBody>) : 'not an object';
+    const end = this.bytes.indexOf(NEWLINE, start);
+    const decoded = decodeChecksummedLine(this.bytes.subarray(start, end));
+    const read = decoded.ok ? entryOfBody(decoded.body as Partial<EntryBody>) : decoded.reason;
     if (typeof read === 'string' || read.id !== id)
       throw damaged(this.file, lineNumberAt(this.bytes, start), typeof read === 'string' ? read : 'not a memory entry');
     this.byId.set(id, read.entry);
@@ -386,9 +337,9 @@ const DIGEST_KEY = Buffer.from('","d":"');
 const POPULATION_KEY = Buffer.from('"p":');
 const POPULATION_LAST = Buffer.from(',"p":"');
 
-/** The population of an entry (its last field; `end` past its `}`): the name, undefined for none, false: elsewhere. */
+/** The population of an entry line (its last field): the name, undefined for none, false: elsewhere (parse it). */
 function populationAtEnd(bytes: Buffer, start: number, end: number): string | undefined | false {
-  const tail = end - 2;
+  const tail = end - 3;
   if (bytes[tail] === QUOTE) {
     let open = tail - 1;
     while (open > start && bytes[open] !== QUOTE) open -= 1;
@@ -400,19 +351,6 @@ function populationAtEnd(bytes: Buffer, start: number, end: number): string | un
 const RUN_KEY = Buffer.from('","r":"');
 const RAW_KEY = Buffer.from('","w":"');
 const DISABLED_KEY = Buffer.from(',"x":true');
-
-const ENTRY_OPEN_BYTES = Buffer.from(ENTRY_OPEN);
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-
-/** Whether the line at `start` .. `end` begins as `start` does, whatever its checksum's digits. */
-function startsAs(bytes: Buffer, start: number, end: number, begins: Buffer): boolean {
-  if (end - start < begins.length + 2) return false;
-  for (let k = 0; k < CRC_AT; k++) if (bytes[start + k] !== begins[k]) return false;
-  for (let k = CRC_AT + 8; k < begins.length; k++) if (bytes[start + k] !== begins[k]) return false;
-  return true;
-}
 
 function hasAt(bytes: Buffer, at: number, word: Buffer): boolean {
   if (at < 0) return false;

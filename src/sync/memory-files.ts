@@ -25,7 +25,6 @@ import { byKey } from '../domain/key-order.js';
 import {
   damaged,
   entryOfBody,
-  groupLines,
   headerLine,
   newerPopulation,
   populationLines,
@@ -51,7 +50,6 @@ export interface MemoryContents {
   entries: MemoryEntries;
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
   validLength: number;
-  /** Its header, population, forget and entry lines, each entry of a group counted (what `overgrown` weighs). */
   lines: number;
   /** The populations its lines record, by `populationKey`; undefined for format 1 (`populationsOf`). */
   populations?: Map<string, PopulationRecord> | undefined;
@@ -185,7 +183,6 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   let populations: Map<string, PopulationRecord> | undefined;
   let start = 0;
   let line = 0;
-  let records = 0;
   while (start < bytes.length) {
     const end = bytes.indexOf(NEWLINE, start);
     // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
@@ -194,17 +191,15 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       throw damaged(file, line + 1, 'no line end, and not a line cut short');
     }
     line += 1;
-    // An entry or group line: its checksum and its ids, the rest parsed when the run asks for it.
-    const indexed = line > 1 && checksumHolds(bytes, start, end) ? entries.indexLine(start, end) : 0;
-    records += Math.max(1, indexed);
-    if (indexed > 0) {
+    // An entry line: its checksum and its id, the rest parsed when the run asks for it.
+    if (line > 1 && checksumHolds(bytes, start, end) && entries.indexLine(start, end)) {
       start = end + 1;
       continue;
     }
     const decoded = decodeChecksummedLine(bytes.subarray(start, end));
     if (!decoded.ok) throw damaged(file, line, decoded.reason);
     if (typeof decoded.body !== 'object' || decoded.body === null) throw damaged(file, line, 'not a sync memory line');
-    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody> & { g?: unknown };
+    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
     if (line === 1) {
       if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
       if (body.v > SYNC_MEMORY_VERSION)
@@ -225,15 +220,6 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       if (typeof read === 'string') throw damaged(file, line, read);
       populations ??= new Map();
       populations.set(read.key, newerPopulation(populations.get(read.key), read.record));
-    } else if (Array.isArray(body.g)) {
-      // A group of another layout (edited by hand): each entry read as its own line would be.
-      records += body.g.length - 1;
-      for (const entry of body.g as unknown[]) {
-        const read =
-          typeof entry === 'object' && entry !== null ? entryOfBody(entry as Partial<EntryBody>) : 'not a memory entry';
-        if (typeof read === 'string') throw damaged(file, line, read);
-        entries.set(read.id, read.entry);
-      }
     } else if (body.gone === true) {
       if (typeof body.id !== 'string' || body.id === '') throw damaged(file, line, 'a forgotten id that is not one');
       entries.forget(body.id);
@@ -251,7 +237,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     kind,
     entries,
     validLength: start,
-    lines: records,
+    lines: line,
     populations: line === 0 ? new Map() : populations,
     ...(format !== undefined && { format }),
     ...(instance !== undefined && { instance }),
@@ -322,11 +308,10 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
     { mode: 0o600 },
   );
   rewrites.set(contents.file, rewritesOf(contents.file) + 1);
-  const lines = contents.entries.size + 1 + populations.size;
-  return { ...contents, validLength: length, lines, populations, format: SYNC_MEMORY_VERSION };
+  return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
 }
 
-/** A memory as one entry per id in this examctl's format: header, latest entries in groups, population lines. */
+/** A memory as one line per id in this examctl's format: header, population lines, latest entries. */
 export function* compactedLines(
   contents: MemoryContents,
   target: ReportTarget,
@@ -334,7 +319,7 @@ export function* compactedLines(
 ): IterableIterator<string> {
   // The instance an older examctl recorded tells another store's memory until a head does (sent-memory.ts, judgeStore).
   yield headerLine(contents.kind, target, newestHeads(populations).length === 0 ? contents.instance : undefined);
-  yield* groupLines(contents.entries.bodies());
+  yield* contents.entries.lines();
   // Last: a copy cut among the entries has no population record, never a whole-looking one over lost entries.
   yield* populationLines(populations);
 }

@@ -13,12 +13,9 @@ import type { SeenHead } from './store-standing.js';
 
 /**
  * The line format (docs/sync.md, "Format"); a reader refuses a newer one. 2: population lines; 3: store heads;
- * 4: a head per batch of acknowledgements; 5: a group's entries one line. The first run holding its lock rewrites an
- * older file as 5; a feeder appends to one in its own format.
+ * 4: a head per batch of acknowledgements. The first run holding its lock rewrites an older file as 4.
  */
-export const SYNC_MEMORY_VERSION = 5;
-/** The first format with a head per batch of acknowledgements (store-standing.ts, batchTag). */
-export const BATCH_HEADS_FORMAT = 4;
+export const SYNC_MEMORY_VERSION = 4;
 
 /** A --population name: 1 to 64 letters, digits, `.`, `-`, `_`, starting with a letter or digit. */
 const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -343,43 +340,8 @@ export function populationLines(populations: ReadonlyMap<string, PopulationRecor
   return [...populations].sort(byKey).map(([key, record]) => encodeChecksummedLine(populationBody(key, record)));
 }
 
-/** How an entry's body begins (`entryBody` writes the id first): a line or a group is indexed without a parse. */
-export const ENTRY_OPEN = '{"id":"';
-/** How a group's body begins: each entry after a tab, which JSON.stringify never writes (a tab in text is `\t`). */
-export const GROUP_OPEN = '{"g":[\t';
-/** Entries a compacted file puts in one group line (an append's group is what it has, at most GROUP_LINES). */
-const COMPACTED_GROUP = 1024;
-
-/**
- * Bodies to append as lines (format 5): each run of entry bodies one group's, all or nothing (one checksum: a kill
- * mid-write loses the whole group, as it did its last line), the others (population, forget) as they are.
- */
-export function groupedBodies(bodies: readonly string[]): string[] {
-  const grouped: string[] = [];
-  let group = '';
-  for (const body of bodies) {
-    if (body.startsWith(ENTRY_OPEN)) {
-      group += group === '' ? `${GROUP_OPEN}${body}` : `,\t${body}`;
-      continue;
-    }
-    if (group !== '') grouped.push(`${group}]}`);
-    group = '';
-    grouped.push(body);
-  }
-  if (group !== '') grouped.push(`${group}]}`);
-  return grouped;
-}
-
-/** Entry bodies as checksummed group lines of up to COMPACTED_GROUP entries (a compacted file's). */
-export function* groupLines(bodies: Iterable<string>): IterableIterator<string> {
-  let group: string[] = [];
-  for (const body of bodies) {
-    group.push(body);
-    if (group.length < COMPACTED_GROUP) continue;
-    yield encodeChecksummedLine(groupedBodies(group)[0]!);
-    group = [];
-  }
-  if (group.length > 0) yield encodeChecksummedLine(groupedBodies(group)[0]!);
+export function entryLine(id: string, entry: MemoryEntry): string {
+  return encodeChecksummedLine(entryBody(id, entry));
 }
 
 /** The line forgetting an id: `gone` first, never indexed as an entry; an older examctl reads it as tentative. */
@@ -387,7 +349,7 @@ export function forgetBody(id: string, run: string): string {
   return JSON.stringify({ gone: true, id, d: '', r: run, t: true });
 }
 
-/** An entry's body (JSON text): a line's (an older format's) or one of a group line's (groupedBodies). */
+/** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
 export function entryBody(id: string, entry: MemoryEntry): string {
   const { fields, template } = entryShapes.of(Object.keys(entry));
   const body: Record<string, unknown> = { ...template };

@@ -464,7 +464,7 @@ export abstract class SentMemory<P> {
 
   /** The next acknowledgement's tag: a new batch's once one of this batch's lines was written (one head awaited). */
   private ackTag(memory: SyncMemory): string {
-    if (this.run !== undefined && this.head !== undefined && this.headWanted === undefined && memory.batchHeads) {
+    if (this.run !== undefined && this.head !== undefined && this.headWanted === undefined && memory.current) {
       if (this.ackedInBatch && memory.groups > this.batchFrom) {
         this.batch += 1;
         this.headWanted = this.batch;

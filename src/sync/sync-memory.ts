@@ -19,10 +19,8 @@ import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { attemptOf, keptHeads, type SeenHead } from './store-standing.js';
 import {
-  BATCH_HEADS_FORMAT,
   entryBody,
   forgetBody,
-  groupedBodies,
   headerLine,
   newerPopulation,
   populationBody,
@@ -80,8 +78,8 @@ export class SyncMemory {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private kicked = 0;
-  /** The file's format (a feeder appends to an older one in its format): a file begun now is of this one. */
-  private format = SYNC_MEMORY_VERSION;
+  /** Whether the file is of this format (to an older one, a feeder appends no batch tags). */
+  current = false;
   /** The store instance an older examctl's header names (none: not recorded). */
   instance: string | undefined;
   private failure: RunJournalWriteError | undefined;
@@ -156,7 +154,7 @@ export class SyncMemory {
         contents.lines,
         contents.populations,
       );
-      memory.format = contents.format ?? SYNC_MEMORY_VERSION;
+      memory.current = contents.format === undefined || contents.format >= SYNC_MEMORY_VERSION;
       memory.instance = contents.instance;
       if (!options.readOnly && handle !== undefined)
         await memory.openForAppend(contents, handle, options.lockTimeoutMs);
@@ -247,11 +245,6 @@ export class SyncMemory {
     this.append(populationBody(key, { ...record, files: undefined }));
   }
 
-  /** Whether the file records a head per batch of acknowledgements (an older one is appended to without). */
-  get batchHeads(): boolean {
-    return this.format >= BATCH_HEADS_FORMAT;
-  }
-
   /** How many groups of lines were handed to a write so far: a batch of acknowledgements ends with one. */
   get groups(): number {
     return this.kicked;
@@ -268,7 +261,7 @@ export class SyncMemory {
     if (this.entries.forget(id)) this.append(forgetBody(id, run));
   }
 
-  /** Appends a line's body (JSON text): checksummed and encoded with its group, an entry's in its group line. */
+  /** Appends a line's body (JSON text): checksummed and encoded with its group. */
   private append(body: string): void {
     if (this.handle === undefined || this.failure !== undefined) return;
     this.pending.push(body);
@@ -291,8 +284,7 @@ export class SyncMemory {
     this.flushing = this.flushing.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        const lines = this.format >= SYNC_MEMORY_VERSION ? groupedBodies(bodies) : bodies;
-        await appendDurably(handle.fd, this.encoder.encode(lines), null);
+        await appendDurably(handle.fd, this.encoder.encode(bodies), null);
       } catch (error) {
         this.failure = this.cannotWrite(error);
       }

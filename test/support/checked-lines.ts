@@ -11,10 +11,3 @@ export function checkedLineBodies(text: string): Record<string, unknown>[] {
       return decoded.body as Record<string, unknown>;
     });
 }
-
-/** A sync memory's bodies in order: each line's, a group line's entries each (docs/sync.md, "Format"). */
-export function memoryBodies(text: string): Record<string, unknown>[] {
-  return checkedLineBodies(text).flatMap((body) =>
-    Array.isArray(body.g) ? (body.g as Record<string, unknown>[]) : [body],
-  );
-}

@@ -18,16 +18,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-it('a deciding run that grew the memory past the threshold itself leaves it at one entry per id, its last entries kept', async () => {
+it('a deciding run that grew the memory past the threshold itself leaves it at one line per id, its last entries kept', async () => {
   const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
   for (let i = 0; i < 12_000; i++) decider.record(`u${i % 3}`, { digest: `d${i}`, run: 'r1' });
   decider.recordPopulation('', 'r1', true);
   await decider.close();
   const file = memoryFile(dir, target, 'users');
-  // The header, the three entries' group, the population line.
-  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-  expect(lines).toHaveLength(3);
-  expect(lines[1]!.match(/\{"id":"/g)).toHaveLength(3);
+  // The header, three entries, the population line.
+  expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(5);
   expect(statSync(file).mode & 0o777).toBe(0o600);
   const reread = await SyncMemory.open(dir, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: true });
   expect([0, 1, 2].map((n) => reread.entries.get(`u${n}`)?.digest)).toEqual(['d11997', 'd11998', 'd11999']);

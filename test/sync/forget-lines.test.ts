@@ -24,7 +24,7 @@ describe('forget lines', () => {
     expect(entries.rawState('u-1')).toBe('absent');
     expect(entries.size).toBe(1);
     expect([...entries].map(([id]) => id)).toEqual(['u-2']);
-    expect(entries.bodies().next().value).toContain('"u-2"');
+    expect(entries.lines().next().value).toContain('"u-2"');
   });
 
   it('a later line for the id wins over its forget line; a forget of an id never remembered changes nothing', () => {

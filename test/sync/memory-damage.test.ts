@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
 import { memoryOfText } from '../../src/sync/memory-files.js';
-import { entryBody, headerLine, populationBody } from '../../src/sync/memory-lines.js';
+import { entryLine, headerLine, populationBody } from '../../src/sync/memory-lines.js';
 import { readDocument, summedText } from '../../src/sync/memory-document.js';
 import { readMemory } from '../../src/sync/memory-files.js';
 import { withTempDir } from '../support/temp-dir.js';
@@ -20,9 +20,7 @@ const target = { kind: 'local', store: '/tmp/damage-store' } as const;
 const FILE = '/sync/users.ndjson';
 const header = headerLine('users', target);
 const entry = (id: string) =>
-  encodeChecksummedLine(
-    entryBody(id, { digest: 'd'.repeat(43), run: '20261126T000000.000Z-0001', firstName: 'A', lastName: 'B' }),
-  );
+  entryLine(id, { digest: 'd'.repeat(43), run: '20261126T000000.000Z-0001', firstName: 'A', lastName: 'B' });
 const line = (body: unknown) => encodeChecksummedLine(JSON.stringify(body));
 const whole =
   header +

@@ -101,7 +101,7 @@ describe('synced export and import', () => {
         format: 'examctl-sync-memory',
         version: 1,
         identity: `local ${join(dir, 'store')}`,
-        memoryFormat: 5,
+        memoryFormat: 4,
         newestRun: run,
         populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] },
       });
@@ -700,7 +700,7 @@ describe('the runs without --population are a population of their own', () => {
 });
 
 describe('a memory of format 1 (no population lines)', () => {
-  it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it in this format (5)', () =>
+  it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it in this format (4)', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(4));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
@@ -730,7 +730,7 @@ describe('a memory of format 1 (no population lines)', () => {
       ]);
       expect(night.code, night.stderr).toBe(0);
       const text = readFileSync(file, 'utf8');
-      expect(text).toContain('"v":5');
+      expect(text).toContain('"v":4');
       expect(text).toMatch(/"t":"population","p":"staff"/);
       const students = await cli(dir, [
         'user',

@@ -10,8 +10,8 @@ import {
   stopUserSyncService,
   type UserSyncService,
 } from '../support/fault-server.js';
-import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
-import { memoryBodies } from '../support/checked-lines.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
+import { checkedLineBodies } from '../support/checked-lines.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
 
 /**
@@ -72,21 +72,25 @@ async function sync(
   return { code: run.code, stderr: run.stderr, stdout: run.stdout, sent: [...applied] };
 }
 
-/** The memory's entries (of its file, or of `text`), decoded: a group line's each. */
+/** The memory's entry lines (of its file, or of `text`), decoded. */
 function memoryLines(text?: string): Record<string, unknown>[] {
   const synced = join(dir, 'state', 'synced');
   const content = text ?? readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8');
   // Not the header nor the population lines (their `t` is a word; an entry's is `true`: tentative).
-  return memoryBodies(content).filter((body) => typeof body.t !== 'string');
+  return checkedLineBodies(content).filter((body) => typeof body.t !== 'string');
 }
 
-/** Rewrites each entry of the memory as a line of its own (checksums made again), as an earlier examctl or a hand would. */
+/** Rewrites each line of the memory (checksums made again), as an earlier examctl or a hand would. */
 function rewriteMemory(change: (body: Record<string, unknown>) => Record<string, unknown>): void {
   const synced = join(dir, 'state', 'synced');
   const file = join(synced, readdirSync(synced)[0]!, 'users.ndjson');
-  const lines = memoryBodies(readFileSync(file, 'utf8')).map((body) =>
-    encodeChecksummedLine(JSON.stringify(body.t === 'sync-memory' ? body : change(body))),
-  );
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const body = (decodeChecksummedLine(Buffer.from(line, 'utf8')) as { body: Record<string, unknown> }).body;
+      return encodeChecksummedLine(JSON.stringify(body.t === 'sync-memory' ? body : change(body)));
+    });
   writeFileSync(file, lines.join(''), { mode: 0o600 });
 }
 

@@ -6,7 +6,6 @@ import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
-import { memoryBodies } from '../support/checked-lines.js';
 
 /**
  * Trial 19, f06 and f04: a resume of a killed `--disable-missing` night keeps the leavers its
@@ -178,7 +177,10 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
           ['u-3', 'disabled'],
         ]);
         expect(resumed.stderr).not.toContain('left alone');
-        const last = (memoryBodies(memory()) as { id?: string; p?: string; x?: boolean }[])
+        const last = memory()
+          .trimEnd()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { b: { id?: string; p?: string; x?: boolean } }).b)
           .filter((body) => body.id === 'm-1')
           .at(-1);
         expect(last).toMatchObject({ p: 'staff' });

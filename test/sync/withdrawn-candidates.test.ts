@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { memoryBodies } from '../support/checked-lines.js';
 import { lineWith } from '../support/facts.js';
 import { ROOT } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -44,13 +43,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The memory's bodies as JSON text, a group line's entries each. */
 function memoryLines(): string[] {
   const synced = join(dir, 'state', 'synced');
   const [target] = readdirSync(synced);
-  return memoryBodies(readFileSync(join(synced, target!, 'schedules.ndjson'), 'utf8')).map((body) =>
-    JSON.stringify(body),
-  );
+  return readFileSync(join(synced, target!, 'schedules.ndjson'), 'utf8')
+    .trim()
+    .split('\n');
 }
 
 describe("a schedule entry's candidates in the memory", () => {
@@ -131,11 +129,15 @@ describe('withdrawn candidates, local store', () => {
 
   it('a memory written before candidates were kept says nothing, and the run starts keeping them', async () => {
     expect((await push('night1.csv')).code).toBe(0);
-    // Entries as an earlier examctl wrote them: no "c", a line each.
+    // Entry lines as an earlier examctl wrote them: no "c".
     const synced = join(dir, 'state', 'synced');
     const file = join(synced, readdirSync(synced)[0]!, 'schedules.ndjson');
-    const older = memoryLines().map((line) => {
-      const { c: _c, ...body } = JSON.parse(line) as Record<string, unknown>;
+    const { decodeChecksummedLine, encodeChecksummedLine } = await import('../../src/system/checksummed-line.js');
+    const older = memoryLines().map((line, i) => {
+      if (i === 0) return line;
+      const decoded = decodeChecksummedLine(Buffer.from(line));
+      if (!decoded.ok) throw new Error(line);
+      const { c: _c, ...body } = decoded.body as Record<string, unknown>;
       return encodeChecksummedLine(JSON.stringify(body)).trimEnd();
     });
     writeFileSync(file, `${older.join('\n')}\n`);
