@@ -308,7 +308,9 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
     { mode: 0o600 },
   );
   rewrites.set(contents.file, rewritesOf(contents.file) + 1);
-  return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
+  const lines = contents.entries.size + 1 + populations.size;
+  // Rewritten in this format: the run that rewrote it writes as this format from then on (SyncMemory.current).
+  return { ...contents, validLength: length, lines, populations, format: SYNC_MEMORY_VERSION };
 }
 
 /** A memory as one line per id in this examctl's format: header, population lines, latest entries. */

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TargetError, UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
-import { canonicalJson, requestDigest } from '../../src/sync/memory-lines.js';
+import { canonicalJson, requestDigest, SYNC_MEMORY_VERSION } from '../../src/sync/memory-lines.js';
 import { memoryFile } from '../../src/sync/memory-files.js';
 import { SyncMemory } from '../../src/sync/sync-memory.js';
 import { memoryPlaceOf } from '../../src/context/target.js';
@@ -243,6 +243,21 @@ describe('the sync memory file', () => {
     } finally {
       if (root) spawnSync('chattr', ['-i', file]);
     }
+  });
+
+  it('an older format: a feeder appends in it; a run holding the lock rewrites it and then writes as this format', async () => {
+    await (await SyncMemory.open(dir, target, 'users', plain)).close();
+    const file = memoryFile(dir, target, 'users');
+    const { encodeChecksummedLine } = await import('../../src/system/checksummed-line.js');
+    writeFileSync(file, encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 3, kind: 'users', target })));
+    const feeder = await SyncMemory.open(dir, target, 'users', plain);
+    expect(feeder.current).toBe(false);
+    await feeder.close();
+    const deciding = await SyncMemory.open(dir, target, 'users', { ...plain, lock: true });
+    // Rewritten in this format at its open: its batches' heads are recorded from its first (sent-memory.ts, ackTag).
+    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!).b.v).toBe(SYNC_MEMORY_VERSION);
+    expect(deciding.current).toBe(true);
+    await deciding.close();
   });
 
   it('a newer format is refused (exit 2), never read as empty', async () => {
