@@ -778,8 +778,8 @@ function planLine(action: PlanAction, item: ReportItem): string {
     case 'left':
       return `= ${id} (left alone)`;
     case 'send':
-      // A remote send: its note. One with changes examctl knows is an update (plan-actions.ts, actionOf).
-      return `> ${id}${item.note === undefined ? '' : ` (${item.note})`}`;
+      // A remote send: its note, as an update's. One with changes examctl knows is an update (plan-actions.ts, actionOf).
+      return `> ${id}${item.note === undefined ? '' : `: ${item.note}`}`;
     default:
       return `= ${id}`;
   }
