@@ -662,6 +662,12 @@ export abstract class SentMemory<P> {
     return { ...unit, goesAgain: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
   }
 
+  /** Sent again because the store lost the very request that created it (its first acknowledged): not held now. */
+  protected lostCreation(id: string): boolean {
+    const gone = this.goneAgain.get(id);
+    return gone !== undefined && gone.joined === gone.run && this.undone(gone.acked);
+  }
+
   /** What `intend` wrote made durable, and written ahead to a state service: its requests may go. */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();

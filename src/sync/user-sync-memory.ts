@@ -444,13 +444,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
 
-  /** A unit sent, with each field it changes (docs/plan.md). */
+  /** A unit sent, with each field it changes (docs/plan.md); a user whose creation the store lost has none. */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
       this.beforeView !== null
         ? storedBefore(this.beforeView.storedUserOf(id), this.beforeView.membershipsOf(id))
-        : sentBefore(this.memory?.entries.get(id));
+        : this.lostCreation(id)
+          ? undefined
+          : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
     return changes === undefined ? unit : { ...unit, changes };
   }

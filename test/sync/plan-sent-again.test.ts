@@ -100,3 +100,34 @@ describe('the plan of a night after a restore says why a row the file did not ch
     expectCoded(down.stderr, 'E3002', `127.0.0.1:${place.port}`, '/examctl/store');
   });
 });
+
+/** A joiner of night Two, the store restored to before it: the target does not hold it, whatever the memory says. */
+async function undoneJoiner(target: () => string[], planned: string): Promise<void> {
+  await night('One');
+  await sync(target());
+  await place.copy();
+  const users = await readFile(join(place.dir, 'users.csv'), 'utf8');
+  await writeFile(join(place.dir, 'users.csv'), `${users}k-4,One,Last,k-4@example.test,n-k-4,Candidate\n`);
+  expect((await sync(target())).items.find((item) => item.id === 'k-4')?.action).toBe('created');
+  await place.restore();
+  await sync(target(), ['--dry-run', '--plan-out', 'tonight.plan.json']);
+  const plan = JSON.parse(await readFile(join(place.dir, 'tonight.plan.json'), 'utf8')) as {
+    items: { id: string; action: string; changes?: unknown }[];
+  };
+  const joiner = plan.items.find((item) => item.id === 'k-4');
+  expect(joiner?.action).toBe(planned);
+  expect(joiner?.changes).toBeUndefined();
+  const applied = await examctl(['--json', 'apply', 'tonight.plan.json', ...target()], place.dir, place.env);
+  expect(applied.code, applied.stderr).toBe(0);
+  const report = JSON.parse(applied.stdout) as { items: { id: string; action?: string }[] };
+  expect(report.items.find((item) => item.id === 'k-4')?.action).toBe('created');
+}
+
+describe('the plan of a user whose creation a restore undid is no update', () => {
+  it('on the local store: a create, as the store says', () => undoneJoiner(local, 'create'));
+
+  it('through local serve: a send (the service may not hold it), never an update of fields it does not know', async () => {
+    await place.serve();
+    await undoneJoiner(served, 'send');
+  });
+});
