@@ -300,6 +300,12 @@ export abstract class SentMemory<P> {
     // the platform tells none), and the read sends nothing, so the plan is what the real run does.
     const ask =
       seen.length > 0 && (this.flags.dryRun !== true || (resolved.kind === 'remote' && !!resolved.tokenSource));
+    // Not asked: the plan is the memory's alone, which a restore there since would make wrong; said, not guessed.
+    if (seen.length > 0 && !ask && resolved.kind === 'remote')
+      await say(
+        this.deps,
+        `note: ${describeTarget(resolved.report)} says where it stands (the memory recorded its heads), but without a token this dry run did not ask it: the plan is what the memory records, and what a restore there undid since is not in it; give the token to plan what the real run sends`,
+      );
     const { store, found: judged } = await standingOf(resolved, seen, this.memory!.instance, ask);
     this.head = store?.head;
     // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken

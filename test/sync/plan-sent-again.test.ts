@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { restoredStorePlace } from '../support/restored-store.js';
 import { expectCoded } from '../support/coded-message.js';
+import { lineWith } from '../support/facts.js';
 
 /**
  * The plan of a night after the store was restored (docs/plan.md, "The plan file"; docs/sync.md, "Where the store stands"):
@@ -129,5 +130,27 @@ describe('the plan of a user whose creation a restore undid is no update', () =>
   it('through local serve: a send (the service may not hold it), never an update of fields it does not know', async () => {
     await place.serve();
     await undoneJoiner(served, 'send');
+  });
+});
+
+describe('a dry run through local serve without the token', () => {
+  it('says it did not ask where the store stands, so a restore there is not in its plan', async () => {
+    await place.serve();
+    await night('One');
+    await sync(served());
+    await place.copy();
+    await night('Two');
+    await sync(served());
+    await place.restore();
+    const { EXAMCTL_TOKEN: _token, ...tokenless } = place.env;
+    const dry = await examctl(
+      ['user', 'sync', '--changed-only', '--file', 'users.csv', '--dry-run', ...served()],
+      place.dir,
+      tokenless,
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    // Planned from the memory alone: the rows the restore undid are not among those it sends.
+    expect(dry.stderr).toContain('plan: 3 unchanged');
+    expect(lineWith(dry.stderr, 'note:', `127.0.0.1:${place.port}`, 'without a token', 'restore')).toBeTruthy();
   });
 });
