@@ -1,6 +1,7 @@
 /** Every command reads and refuses a number, duration, date or share in the same words: docs/architecture.md. */
 import { InvalidArgumentError } from 'commander';
 import { parseDateTime } from '../domain/date-time.js';
+import { quotedValue } from '../domain/problem.js';
 
 /** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
 export function positiveInt(name: string) {
@@ -112,4 +113,17 @@ export function parseCountOrPercent(text: string): CountOrPercent | undefined {
   const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(value);
   if (percent !== null && Number(percent[1]) <= 100) return { percent: Number(percent[1]) };
   return undefined;
+}
+
+/** Why `value` is no count or share (`--max-disable`, `--max-prune`). */
+export function notCountOrPercent(name: string, value: string): string {
+  return `${name} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`;
+}
+
+/** A flag holding a count or a share (`--max-disable 2%`): kept as given, refused as the command line is read. */
+export function countOrPercent(name: string) {
+  return (value: string): string => {
+    if (parseCountOrPercent(value) === undefined) throw new InvalidArgumentError(notCountOrPercent(name, value));
+    return value;
+  };
 }

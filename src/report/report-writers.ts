@@ -756,20 +756,23 @@ function planLine(action: PlanAction, item: ReportItem): string {
   const named =
     item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
   const fields = named.length > 0 ? ` (${named.join(', ')})` : '';
+  // A request's note: why it goes (a row sent again after a restore says so; docs/sync.md, "The plan").
+  const why = item.note === undefined ? '' : `: ${item.note}`;
   switch (action) {
     // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
     case 'prune':
-      return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
+      return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})${why}`;
     case 'create':
       // Without an id of its own, examctl names it when the real run sends it (docs/plan.md, "Ids").
-      return item.id === null ? `+ ${item.source.file}:${item.source.line} (id chosen when sent)` : `+ ${id}${fields}`;
+      return item.id === null
+        ? `+ ${item.source.file}:${item.source.line} (id chosen when sent)${why}`
+        : `+ ${id}${fields}${why}`;
     case 'update':
-      // Its note: why it goes (a row sent again after a restore says so; docs/sync.md, "The plan").
-      return `~ ${id}${fields}${item.note === undefined ? '' : `: ${item.note}`}`;
+      return `~ ${id}${fields}${why}`;
     case 'enable':
       return `~ ${id} (enable login)`;
     case 'disable':
-      return `- ${id} (disable login)`;
+      return `- ${id} (disable login)${why}`;
     case 'remove':
       return `- ${id}`;
     case 'invalid':
@@ -778,8 +781,8 @@ function planLine(action: PlanAction, item: ReportItem): string {
     case 'left':
       return `= ${id} (left alone)`;
     case 'send':
-      // A remote send: its note. One with changes examctl knows is an update (plan-actions.ts, actionOf).
-      return `> ${id}${item.note === undefined ? '' : ` (${item.note})`}`;
+      // A remote send. One with changes examctl knows is an update (plan-actions.ts, actionOf).
+      return `> ${id}${why}`;
     default:
       return `= ${id}`;
   }

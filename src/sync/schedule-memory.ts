@@ -50,7 +50,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       next.unsent?.since === undefined || this.flags.dryRun === true ? undefined : this.memory?.entries.get(unit.id);
     if (entry !== undefined && entry.fields === undefined)
       this.memory!.record(unit.id, { ...entry, fields: setFields(payload) });
-    return next;
+    // A dry run that asks no target notes it as the answer will be (`withNote`): its plan says what the run says.
+    const notes = this.notes.get(payload);
+    return notes === undefined || next.unsent !== undefined ? next : { ...next, plannedNote: notes.join('; ') };
   }
 
   /** Fields the last request set that an upsert leaves out: said, the PIN refused (docs/sync.md, "Fields left out"). */

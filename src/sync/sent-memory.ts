@@ -300,6 +300,12 @@ export abstract class SentMemory<P> {
     // the platform tells none), and the read sends nothing, so the plan is what the real run does.
     const ask =
       seen.length > 0 && (this.flags.dryRun !== true || (resolved.kind === 'remote' && !!resolved.tokenSource));
+    // Not asked: the plan is the memory's alone, which a restore there since would make wrong; said, not guessed.
+    if (seen.length > 0 && !ask && resolved.kind === 'remote')
+      await say(
+        this.deps,
+        `note: ${describeTarget(resolved.report)} says where it stands (the memory recorded its heads), but without a token this dry run did not ask it: the plan is what the memory records, and what a restore there undid since is not in it; give the token to plan what the real run sends`,
+      );
     const { store, found: judged } = await standingOf(resolved, seen, this.memory!.instance, ask);
     this.head = store?.head;
     // After an interrupt too, bounded: without the head an attempt ended at, a store restored to a copy taken
@@ -660,6 +666,12 @@ export abstract class SentMemory<P> {
     if (gone === undefined || !unit.prepared.ok || gone.digest !== (digest ?? this.digestOf(unit.prepared.value)))
       return unit;
     return { ...unit, goesAgain: `sent again: run ${gone.run} acknowledged it, and ${this.againWhy}` };
+  }
+
+  /** Sent again because the store lost the very request that created it (its first acknowledged): not held now. */
+  protected lostCreation(id: string): boolean {
+    const gone = this.goneAgain.get(id);
+    return gone !== undefined && gone.joined === gone.run && this.undone(gone.acked);
   }
 
   /** What `intend` wrote made durable, and written ahead to a state service: its requests may go. */

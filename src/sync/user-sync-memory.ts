@@ -15,7 +15,7 @@ import { unitAction, type Kept, type Outcome, type Unit } from '../pipeline/reco
 import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-actions.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
-import { parseCountOrPercent } from '../flags/flag-values.js';
+import { notCountOrPercent, parseCountOrPercent } from '../flags/flag-values.js';
 import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
@@ -78,9 +78,7 @@ export function thresholdOf(
       limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)),
       why: `${flag} ${text} of them`,
     };
-  throw new UsageError(
-    `${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`,
-  );
+  throw new UsageError(notCountOrPercent(flag, value));
 }
 
 /** Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` lets it. */
@@ -446,13 +444,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
 
-  /** A unit sent, with each field it changes (docs/plan.md). */
+  /** A unit sent, with each field it changes (docs/plan.md); a user whose creation the store lost has none. */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
       this.beforeView !== null
         ? storedBefore(this.beforeView.storedUserOf(id), this.beforeView.membershipsOf(id))
-        : sentBefore(this.memory?.entries.get(id));
+        : this.lostCreation(id)
+          ? undefined
+          : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
     return changes === undefined ? unit : { ...unit, changes };
   }

@@ -645,6 +645,17 @@ describe('local init / export', () => {
     });
   });
 
+  it('init --force says what it did: created where there was no store, replaced where there was one', async () => {
+    await withTempDir(async (dir) => {
+      const first = await cli(dir, ['local', 'init', '--force']);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain(`created local store at ${join(dir, 'store')}`);
+      const second = await cli(dir, ['local', 'init', '--force']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain(`replaced local store at ${join(dir, 'store')}`);
+    });
+  });
+
   it('export without a store exits 2 and creates nothing', async () => {
     await withTempDir(async (dir) => {
       const { code } = await cli(dir, ['local', 'export']);

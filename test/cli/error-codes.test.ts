@@ -150,6 +150,22 @@ describe('codes a command line produces, in the text and in --json', () => {
       expectCoded(help.stderr.text, 'E2003', '--json', '--help');
     }));
 
+  it('E2001 a threshold that is neither a count nor a percentage: refused as the command line is read, no file read', () =>
+    withTempDir(async (dir) => {
+      const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      for (const [flag, needs] of [
+        ['--max-disable', '--disable-missing'],
+        ['--max-prune', '--prune-memberships'],
+      ]) {
+        // The file does not exist: a refusal of the flag after reading would be E2101.
+        const argv = ['user', 'sync', '--file', 'absent.csv', '--target', 'local', needs!, flag!, '5x', '--dry-run'];
+        expect(await codeOf(dir, argv, runs)).toEqual(['E2001', 'E2001']);
+        const io = testDeps(dir, {}, runs);
+        expect(await runCli(argv, io.deps)).toBe(2);
+        expectCoded(io.stderr.text, 'E2001', flag!, '"5x"');
+      }
+    }));
+
   it('E2008 a remote send with no token or no base URL: each message names what is missing', () =>
     withTempDir(async (dir) => {
       const send = ['user', 'sync', '--file', join(ROOT, 'fixtures/users.csv'), '--target', 'remote'];

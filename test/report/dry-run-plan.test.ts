@@ -42,6 +42,21 @@ describe("a dry run's plan on stderr", () => {
     expect(lines.indexOf('  ... and 5 more to create')).toBe(lines.indexOf('  + new-9') + 1);
   });
 
+  it('a record a restore makes go again says why on its line, whatever it does (docs/sync.md, "The plan")', () => {
+    const why = 'sent again: run r-2 acknowledged it, and the store was restored to before that';
+    const plan = new RunPlan();
+    plan.add(item('gone-1', 'disabled', { note: why }));
+    plan.add(item('mover-1', 'updated', { removed: ['H-A'], joined: ['H-B'], note: why }));
+    plan.add(item('new-1', 'created', { note: why }));
+    plan.add(item('upd-1', 'updated', { changedFields: ['LastName'], note: why }));
+    expect(plan.lines().slice(1)).toEqual([
+      `  - gone-1 (disable login): ${why}`,
+      `  ~ mover-1 (leaves H-A; joins H-B): ${why}`,
+      `  + new-1: ${why}`,
+      `  ~ upd-1 (LastName): ${why}`,
+    ]);
+  });
+
   it('names a record the target would refuse as refused, as its count does, apart from an invalid one', () => {
     // Planned: a local store judged them (an item with an action marks that on its own).
     const plan = new RunPlan(true);

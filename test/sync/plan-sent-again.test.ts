@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { restoredStorePlace } from '../support/restored-store.js';
 import { expectCoded } from '../support/coded-message.js';
+import { lineWith } from '../support/facts.js';
 
 /**
  * The plan of a night after the store was restored (docs/plan.md, "The plan file"; docs/sync.md, "Where the store stands"):
@@ -98,5 +99,58 @@ describe('the plan of a night after a restore says why a row the file did not ch
     );
     expect(down.code, down.stderr).toBe(3);
     expectCoded(down.stderr, 'E3002', `127.0.0.1:${place.port}`, '/examctl/store');
+  });
+});
+
+/** A joiner of night Two, the store restored to before it: the target does not hold it, whatever the memory says. */
+async function undoneJoiner(target: () => string[], planned: string): Promise<void> {
+  await night('One');
+  await sync(target());
+  await place.copy();
+  const users = await readFile(join(place.dir, 'users.csv'), 'utf8');
+  await writeFile(join(place.dir, 'users.csv'), `${users}k-4,One,Last,k-4@example.test,n-k-4,Candidate\n`);
+  expect((await sync(target())).items.find((item) => item.id === 'k-4')?.action).toBe('created');
+  await place.restore();
+  await sync(target(), ['--dry-run', '--plan-out', 'tonight.plan.json']);
+  const plan = JSON.parse(await readFile(join(place.dir, 'tonight.plan.json'), 'utf8')) as {
+    items: { id: string; action: string; changes?: unknown }[];
+  };
+  const joiner = plan.items.find((item) => item.id === 'k-4');
+  expect(joiner?.action).toBe(planned);
+  expect(joiner?.changes).toBeUndefined();
+  const applied = await examctl(['--json', 'apply', 'tonight.plan.json', ...target()], place.dir, place.env);
+  expect(applied.code, applied.stderr).toBe(0);
+  const report = JSON.parse(applied.stdout) as { items: { id: string; action?: string }[] };
+  expect(report.items.find((item) => item.id === 'k-4')?.action).toBe('created');
+}
+
+describe('the plan of a user whose creation a restore undid is no update', () => {
+  it('on the local store: a create, as the store says', () => undoneJoiner(local, 'create'));
+
+  it('through local serve: a send (the service may not hold it), never an update of fields it does not know', async () => {
+    await place.serve();
+    await undoneJoiner(served, 'send');
+  });
+});
+
+describe('a dry run through local serve without the token', () => {
+  it('says it did not ask where the store stands, so a restore there is not in its plan', async () => {
+    await place.serve();
+    await night('One');
+    await sync(served());
+    await place.copy();
+    await night('Two');
+    await sync(served());
+    await place.restore();
+    const { EXAMCTL_TOKEN: _token, ...tokenless } = place.env;
+    const dry = await examctl(
+      ['user', 'sync', '--changed-only', '--file', 'users.csv', '--dry-run', ...served()],
+      place.dir,
+      tokenless,
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    // Planned from the memory alone: the rows the restore undid are not among those it sends.
+    expect(dry.stderr).toContain('plan: 3 unchanged');
+    expect(lineWith(dry.stderr, 'note:', `127.0.0.1:${place.port}`, 'without a token', 'restore')).toBeTruthy();
   });
 });

@@ -213,4 +213,21 @@ describe('withdrawn candidates, remote', () => {
     expect(sent).toEqual([['stu-2001', 'stu-2004', 'stu-2005', 'stu-2006']]);
     expect((await push('night2.csv', '--changed-only')).stderr).not.toContain('not in this file');
   });
+
+  it("a dry run's report and plan carry the note the run that applies it gives (the service is not asked)", async () => {
+    expect((await push('night1.csv')).code).toBe(0);
+    sent.length = 0;
+    const dry = await push('night2.csv', '--changed-only', '--dry-run', '--json', '--plan-out', 'night2.plan.json');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(sent).toEqual([]);
+    // Its plan line says why, as an update's does.
+    expect(dry.stderr).toContain(`> S-MATH1-DEC: ${NOTE}`);
+    const noteOf = (items: { id: string; note?: string }[]) => items.find((item) => item.id === 'S-MATH1-DEC')?.note;
+    expect(noteOf((JSON.parse(dry.stdout) as { items: { id: string; note?: string }[] }).items)).toBe(NOTE);
+    const plan = JSON.parse(readFileSync(join(dir, 'night2.plan.json'), 'utf8')) as { items: { id: string }[] };
+    expect(noteOf(plan.items)).toBe(NOTE);
+    const applied = await examctl(['apply', 'night2.plan.json', '--json', '--allow-insecure-http'], dir, env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(noteOf((JSON.parse(applied.stdout) as { items: { id: string; note?: string }[] }).items)).toBe(NOTE);
+  });
 });

@@ -48,7 +48,7 @@ export async function run(
       );
     if (aside) await rename(kept, aside).catch(stuck);
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
-    await createStore(store, worldToChanges(world), {
+    const made = await createStore(store, worldToChanges(world), {
       force: force ?? false,
       indexer: ENGINE_INDEXER,
       lockTimeoutMs,
@@ -56,7 +56,7 @@ export async function run(
       if (aside) await rename(aside, kept);
       throw error;
     });
-    await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
+    await say(deps, `${made} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
     if (aside)
       await say(
         deps,

@@ -1,4 +1,5 @@
-import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { allKept, grouped, HELP_GROUP, option, brief, parsed } from '../../flags/option-table.js';
+import { countOrPercent } from '../../flags/flag-values.js';
 import { excluding, needing } from '../../flags/flag-pairs.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
@@ -46,9 +47,10 @@ export const USER_SYNC_MEMORY_OPTIONS = [
     ...needing(['--disable-missing'], undefined, [
       brief(
         'refuse to disable over N users or P%',
-        option(
+        parsed(
           '--max-disable <n|p%>',
           'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)',
+          countOrPercent('--max-disable'),
         ),
         '10%; 100 within 25%',
       ),
@@ -73,9 +75,10 @@ export const USER_SYNC_MEMORY_OPTIONS = [
     ...needing(['--prune-memberships'], undefined, [
       brief(
         'refuse if over N users or P% lose links',
-        option(
+        parsed(
           '--max-prune <n|p%>',
           'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)',
+          countOrPercent('--max-prune'),
         ),
         '10%; 100 within 25%',
       ),

@@ -61,13 +61,13 @@ export async function createStore(
   dir: string,
   initial: Iterable<Change>,
   options: CreateStoreOptions = {},
-): Promise<void> {
+): Promise<'created' | 'replaced'> {
   const target = resolve(dir);
   const maps = mapsFrom(initial);
   if (await storeExists(target)) {
     if (!options.force) throw new StoreExistsError(`a store already exists at ${target}; use --force to replace it`);
     await replaceStore(target, maps, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, options.indexer);
-    return;
+    return 'replaced';
   }
   let entries: string[] | undefined;
   try {
@@ -110,6 +110,7 @@ export async function createStore(
     await rm(temp, { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
     throw systemFailure(error, `cannot create the store at ${target}`, 'directory');
   }
+  return 'created';
 }
 
 async function replaceStore(
