@@ -6,7 +6,6 @@
  * user and schedule (a deletion too) to `serials-<generation>.ndjson`: what changed after any held
  * head is known exactly. A restore by any means brings back the old head with the old data.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { readFile, type FileHandle } from 'node:fs/promises';
@@ -108,26 +107,16 @@ async function eachSerial(
   const handle = await openRegularFile(path).catch((error: unknown) => {
     throw storeFileUnreadable(path, error);
   });
-  let lineNo = 0;
-  // Lines end at "\n" only: a key may hold U+2028, which Node 24's readLines takes for a line end.
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
-  const line = async (text: string) => {
-    lineNo += 1;
-    const entry = JSON.parse(text) as [number, string] | SerialsEnd;
-    if (Array.isArray(entry)) await each(entry[0], entry[1]);
-  };
   try {
-    for await (const chunk of handle.createReadStream({ autoClose: false })) {
-      const lines = (carry + decoder.write(chunk as Buffer)).split('\n');
-      carry = lines.pop()!;
-      for (const text of lines) await line(text);
-    }
-    carry += decoder.end();
-    if (carry !== '') await line(carry);
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new StoreDamagedError(`${path}:${lineNo}: invalid JSON`);
-    throw error;
+    await streamLines(handle, (line) => {
+      let entry: [number, string] | SerialsEnd;
+      try {
+        entry = JSON.parse(line.bytes.toString('utf8')) as typeof entry;
+      } catch {
+        throw new StoreDamagedError(`${path}:${line.lineNo}: invalid JSON`);
+      }
+      return Array.isArray(entry) ? each(entry[0], entry[1]) : undefined;
+    });
   } finally {
     await handle.close();
   }
