@@ -254,14 +254,8 @@ export async function* readUtf8Chunks(
         lineFeeds += lineFeedsIn(out);
       }
     }
-    if (encoding === undefined) {
-      // A file shorter than a BOM.
-      head = begin(head);
-      const out = check(decode(head, true), true);
-      if (out.length > 0) yield out;
-      return;
-    }
-    const tail = check(decode(Buffer.alloc(0), true), true);
+    // A file shorter than a BOM is all its head.
+    const tail = check(decode(encoding === undefined ? begin(head) : Buffer.alloc(0), true), true);
     if (tail.length > 0) yield tail;
   } finally {
     await handle.close().catch(() => undefined);
