@@ -461,7 +461,7 @@ export function mapHeader(
     named - unnamed.length === 1 &&
     unknown.length === 1 &&
     likelyField(unknown[0]!, new Set(fieldNames)) === undefined &&
-    closestName(unknown[0]!, fieldNames, normalizeColumnName) === undefined
+    closestName(unknown[0]!, fieldNames) === undefined
       ? unknown[0]
       : undefined;
   // One word alone, or a secret examctl holds, is most likely a token file given as --file: not quoted (the
@@ -530,7 +530,7 @@ export function unknownColumnsProblem(
     const likely = likelyOf[i];
     // Quoted as every value is: cut to its first characters and its length (a 200,000-character key), or described.
     if (likely !== undefined) return `${quotedValue(name, what)} (likely ${likely})`;
-    const meant = looksLikeCredential(name) ? undefined : closestName(name, fieldNames, normalizeColumnName);
+    const meant = looksLikeCredential(name) ? undefined : closestName(name, fieldNames);
     return meant === undefined ? quotedValue(name, what) : `${quotedValue(name, what)} (did you mean "${meant}"?)`;
   });
   const listed = listWithCount(

@@ -105,7 +105,6 @@ function fieldOf(
   const meant = closestName(
     name,
     columns.map((column) => column.name),
-    normalizeColumnName,
   );
   const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
   throw new UsageError(

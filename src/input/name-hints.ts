@@ -1,3 +1,5 @@
+import { normalizeColumnName } from '../formats/column-name.js';
+
 /** Helpers for messages naming what the user wrote: the likely meant name, long lists cut with a count. */
 
 /**
@@ -35,21 +37,17 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
 }
 
 /**
- * The candidate `name` most likely stands for, compared by `key` (default: lower case): at most one edit per
- * three characters, ties to the earlier; none when too far (a wrong guess is worse than none).
+ * The candidate `name` most likely stands for, compared as column names are (normalizeColumnName): at most one
+ * edit per three characters, ties to the earlier; none when too far (a wrong guess is worse than none).
  */
-export function closestName(
-  name: string,
-  candidates: readonly string[],
-  key: (name: string) => string = (value) => value.toLowerCase(),
-): string | undefined {
-  const wanted = key(name);
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  const wanted = normalizeColumnName(name);
   if (wanted.length === 0) return undefined;
   const limit = Math.max(1, Math.floor(wanted.length / 3));
   let best: string | undefined;
   let bestDistance = limit + 1;
   for (const candidate of candidates) {
-    const distance = editDistance(wanted, key(candidate), bestDistance - 1);
+    const distance = editDistance(wanted, normalizeColumnName(candidate), bestDistance - 1);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

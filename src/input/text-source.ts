@@ -4,6 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { InputFileError } from '../system/errors.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { firstInvalidOffset, sequenceLength } from '../system/utf8-bytes.js';
 
 /** Bytes per read: a chunk's records (one batch) die young; 64 KiB: ~25% lower peak RSS than 256 KiB, as fast. */
 const CHUNK_SIZE = 64 * 1024;
@@ -79,15 +80,6 @@ async function* rawChunks(
   }
 }
 
-/** Length of the UTF-8 sequence a lead byte announces; 0 for a continuation or invalid byte. */
-function sequenceLength(byte: number): number {
-  if (byte < 0x80) return 1;
-  if (byte >= 0xc2 && byte <= 0xdf) return 2;
-  if (byte >= 0xe0 && byte <= 0xef) return 3;
-  if (byte >= 0xf0 && byte <= 0xf4) return 4;
-  return 0;
-}
-
 /** Where a chunk can be cut so that no UTF-8 sequence is split: the start of an incomplete tail. */
 function completeLength(chunk: Buffer): number {
   const end = chunk.length;
@@ -98,21 +90,6 @@ function completeLength(chunk: Buffer): number {
     return length > 1 && i + length > end ? i : end;
   }
   return end;
-}
-
-/** Offset of the first byte that breaks UTF-8 in `bytes` (only called once isUtf8 said no). */
-function firstInvalidOffset(bytes: Buffer): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const length = sequenceLength(bytes[i] as number);
-    if (length === 0) return i;
-    if (length > 1) {
-      if (i + length > bytes.length) return i;
-      if (!isUtf8(bytes.subarray(i, i + length))) return i;
-    }
-    i += length;
-  }
-  return bytes.length;
 }
 
 /** How a text file is read beyond what its bytes say. */
@@ -277,14 +254,8 @@ export async function* readUtf8Chunks(
         lineFeeds += lineFeedsIn(out);
       }
     }
-    if (encoding === undefined) {
-      // A file shorter than a BOM.
-      head = begin(head);
-      const out = check(decode(head, true), true);
-      if (out.length > 0) yield out;
-      return;
-    }
-    const tail = check(decode(Buffer.alloc(0), true), true);
+    // A file shorter than a BOM is all its head.
+    const tail = check(decode(encoding === undefined ? begin(head) : Buffer.alloc(0), true), true);
     if (tail.length > 0) yield tail;
   } finally {
     await handle.close().catch(() => undefined);

@@ -21,9 +21,10 @@ import { API_PREFIX } from '../api/url-policy.js';
 import { validateCollection } from '../domain/collection.js';
 import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import { reviewSessionNotFoundProblem } from '../domain/messages.js';
-import type { Problem, Validation } from '../domain/problem.js';
+import type { Validation } from '../domain/problem.js';
 import { validateScheduleRequest } from '../domain/schedule.js';
-import { errorEntries } from '../engine/decision.js';
+import { refuse } from '../engine/decision.js';
+import { failureEnvelope as failureAnswer } from '../api/envelope-reader.js';
 import { InternalError } from '../system/errors.js';
 import { templateExampleRecord } from '../report/template-files.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
@@ -230,7 +231,7 @@ function responses(path: string, okRef: string, okDescription: string, examples:
           {
             description,
             ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}),
-            content: failure(statusFailureExample(example({ path, hasBody }))),
+            content: failure(failureAnswer(example({ path, hasBody }))),
           },
         ]),
     ),
@@ -414,19 +415,9 @@ function success(content: unknown): object {
   return { Content: content, Success: true, Errors: null };
 }
 
-function failureExample(problems: readonly Problem[]): object {
-  return { Content: null, Success: false, Errors: errorEntries(problems) };
-}
-
 function refusalOf(validation: Validation<unknown>): object {
   if (validation.ok) throw new InternalError('an OpenAPI refusal example passed validation');
-  return failureExample(validation.problems);
-}
-
-/** An answer examctl's server gives with a status other than 200/400: no code, the reason in words. */
-function statusFailureExample(message: string): object {
-  // Code null: the server answers as the API does, with no number for a status other than 200/400.
-  return failureExample([{ field: '', code: null, message }]);
+  return refuse(validation.problems).result.envelope;
 }
 
 function operationExamples(): Record<
@@ -458,7 +449,7 @@ function operationExamples(): Record<
         Title: 'Mathematics 1 - October review',
         Results: [{ CandidateExtId: 'c-1001', PassedStatus: 'SATISFACTORY', Score: 87.5 }],
       }),
-      refused: failureExample([reviewSessionNotFoundProblem('RS-NOPE')]),
+      refused: refuse([reviewSessionNotFoundProblem('RS-NOPE')]).result.envelope,
     },
     collection: {
       request: collection,

@@ -15,6 +15,7 @@ import { tokenAccepted } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJsonYielding, YIELD_CHARS } from '../system/json-scan.js';
 import { API_PREFIX } from '../api/url-policy.js';
+import { firstInvalidOffset } from '../system/utf8-bytes.js';
 import { failureEnvelope } from '../api/envelope-reader.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -250,21 +251,6 @@ function readBody(
   });
 }
 
-/** The byte offset where the first invalid UTF-8 sequence starts (only called once decoding failed). */
-function firstInvalidUtf8(bytes: Buffer): number {
-  // Fed a byte at a time, the decoder throws at the byte that breaks a sequence; `start` is where that sequence began.
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let start = 0;
-  try {
-    for (let i = 0; i < bytes.length; i++)
-      if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }) !== '') start = i + 1;
-    decoder.decode();
-  } catch {
-    return start;
-  }
-  return bytes.length;
-}
-
 /**
  * A body parsed in pieces (parseJsonYielding): other clients are answered meanwhile; a client gone
  * ends it. A body of one piece never yields: it asks for no signal (one AbortController a request).
@@ -275,7 +261,7 @@ async function parseJsonBody(raw: Buffer, call: RequestCall): Promise<unknown> {
   if (!isUtf8(raw)) {
     throw new HttpFailure(
       400,
-      `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(raw)})`,
+      `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidOffset(raw)})`,
     );
   }
   const text = raw.toString('utf8');

@@ -21,11 +21,12 @@ const MOST_BUFFER = 1 << 20;
 /**
  * Calls `onLine` for each line of the file from `at`, the last without a newline too (`terminated` false),
  * through one reused buffer: any size in bounded memory, never one string (V8 strings stop near 512 MB).
- * `onLine` may throw to stop. Reads up to the size the file has when the read reaches it.
+ * `onLine` may throw to stop, or return a promise to be awaited before the next line. Reads up to the size
+ * the file has when the read reaches it.
  */
 export async function streamLines(
   handle: FileHandle,
-  onLine: (line: RawLine) => void,
+  onLine: (line: RawLine) => unknown,
   at = { offset: 0, lineNo: 1 },
 ): Promise<void> {
   let buffer = Buffer.allocUnsafe(FIRST_BUFFER);
@@ -40,13 +41,14 @@ export async function streamLines(
     const view = buffer.subarray(0, filled);
     let from = 0;
     for (let newline = view.indexOf(10, from); newline !== -1; newline = view.indexOf(10, from)) {
-      onLine({
+      const pending = onLine({
         bytes: view.subarray(from, newline),
         lineNo,
         start: bufferStart + from,
         end: bufferStart + newline + 1,
         terminated: true,
       });
+      if (pending instanceof Promise) await pending;
       lineNo += 1;
       from = newline + 1;
     }
@@ -62,7 +64,7 @@ export async function streamLines(
     }
   }
   if (filled > 0)
-    onLine({
+    await onLine({
       bytes: buffer.subarray(0, filled),
       lineNo,
       start: bufferStart,

@@ -341,15 +341,14 @@ export class StoreLock {
 
   /** A breaker killed mid-break leaves LOCK.break behind: moved aside by a unique name, then verified. */
   private async recoverStaleBreakLock(): Promise<void> {
-    const holder = await readLockInfo(this.breakPath);
-    if (holder === 'missing') return;
+    const found = await lockHolder(this.breakPath);
+    if (found === undefined || found.live) return;
+    const { holder } = found;
+    // Its breaker died between creating and writing it.
     if (holder === 'unreadable') {
-      // Its breaker died between creating and writing it.
-      if (((await unreadableAge(this.breakPath))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS)
-        await unlink(this.breakPath).catch(() => undefined);
+      await unlink(this.breakPath).catch(() => undefined);
       return;
     }
-    if (!isStale(holder)) return;
     const aside = join(this.dir, `${LOCK_TEMP_PREFIX}break-${randomBytes(8).toString('hex')}`);
     try {
       await rename(this.breakPath, aside);

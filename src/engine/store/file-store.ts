@@ -190,32 +190,26 @@ class FileStore implements Store {
       } finally {
         await snapshot.close();
       }
-      const previous = this.journal;
-      this.journal = journal;
-      this.usePathJournal(undefined);
       this.maps = maps;
       this.hintsVersion = hintsVersion;
       this.hints.clear();
       this.generation = manifest.generation;
       const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
       Object.assign(this.journalPosition, { offset: 0, lines: 0, last: 0, head, heads: new Set([head]) });
-      this.lastLine = undefined;
       this.stale = false;
-      await previous?.close().catch(() => undefined);
-      await this.readJournal(underLock);
+      await this.readJournal(journal, underLock);
       return;
     }
   }
 
-  private readJournal(underLock: boolean): Promise<void> {
+  /** Reads on in `journal`, the store's at its path now (the one before closed): its lines past memory's position. */
+  private async readJournal(journal: FileHandle, underLock: boolean): Promise<void> {
+    const previous = this.journal;
+    this.journal = journal;
+    this.usePathJournal(undefined);
     this.lastLine = undefined;
-    return replayJournal(
-      this.journal!,
-      this.journalPath,
-      this.journalPosition,
-      (change) => this.apply(change),
-      underLock,
-    );
+    await previous?.close().catch(() => undefined);
+    return replayJournal(journal, this.journalPath, this.journalPosition, (change) => this.apply(change), underLock);
   }
 
   private apply(change: Change): void {
@@ -321,11 +315,7 @@ class FileStore implements Store {
       await this.stopIfNotHeld(false);
       return this.loadReplaced(underLock);
     }
-    const previous = this.journal;
-    this.journal = journal;
-    this.usePathJournal(undefined);
-    await previous?.close().catch(() => undefined);
-    await this.readJournal(underLock);
+    await this.readJournal(journal, underLock);
   }
 
   /**

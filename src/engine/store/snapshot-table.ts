@@ -29,25 +29,113 @@ class U32List {
   }
 }
 
+/**
+ * Strings of one buffer, as byte ranges (decoded where not plain ASCII), found by a hash table built once all are
+ * added: a collection's keys and its hints (docs/store.md, "Loading").
+ */
+export class BufferStrings {
+  private readonly start = new U32List();
+  private readonly end = new U32List();
+  private readonly hash = new U32List();
+  /** Strings that are not plain ASCII without escapes, decoded. */
+  private readonly text = new Map<number, string>();
+  /** String -> entry. A probe looks for `probeText`, or (while sealing) for entry `probeEntry`'s string. */
+  private slots: HashSlots | undefined;
+  private probeText: string | undefined;
+  private probeEntry = 0;
+
+  constructor(private readonly buffer: Buffer) {}
+
+  get count(): number {
+    return this.hash.length;
+  }
+
+  /** The ASCII string at start..end, whose FNV-1a hash the caller computed. */
+  add(start: number, end: number, hash: number): void {
+    this.start.push(start);
+    this.end.push(end);
+    this.hash.push(hash);
+  }
+
+  addText(text: string): void {
+    this.text.set(this.count, text);
+    this.add(0, 0, hashString(text));
+  }
+
+  /** The UTF-8 string at start..end, hashed here. */
+  addBytes(start: number, end: number): void {
+    const buffer = this.buffer;
+    let hash = FNV_OFFSET;
+    for (let i = start; i < end; i += 1) {
+      const byte = buffer[i]!;
+      if (byte >= 0x80) return this.addText(buffer.toString('utf8', start, end));
+      hash = Math.imul(hash ^ byte, FNV_PRIME);
+    }
+    this.add(start, end, hash >>> 0);
+  }
+
+  textOf(entry: number): string {
+    return this.text.get(entry) ?? this.buffer.toString('latin1', this.start.data[entry]!, this.end.data[entry]!);
+  }
+
+  /** Builds the table; a string added again replaces the earlier entry, after `repeated` is told. */
+  seal(repeated?: (entry: number, earlier: number) => void): void {
+    const hashes = this.hash.data;
+    const slots = new HashSlots(
+      (taken) =>
+        this.probeText !== undefined
+          ? this.holds(taken, this.probeText)
+          : hashes[taken] === hashes[this.probeEntry] && this.textOf(taken) === this.textOf(this.probeEntry),
+      (taken) => hashes[taken]!,
+      this.count,
+    );
+    for (let entry = 0; entry < this.count; entry += 1) {
+      this.probeEntry = entry;
+      const slot = slots.slotOf(hashes[entry]!);
+      const taken = slots.at(slot);
+      if (taken >= 0) repeated?.(entry, taken);
+      slots.set(slot, entry);
+    }
+    this.slots = slots;
+  }
+
+  /** The entry of `text`, or -1. */
+  find(text: string): number {
+    const slots = this.slots as HashSlots;
+    this.probeText = text;
+    return slots.at(slots.slotOf(hashString(text)));
+  }
+
+  private holds(entry: number, text: string): boolean {
+    const known = this.text.get(entry);
+    if (known !== undefined) return known === text;
+    const start = this.start.data[entry]!;
+    if (this.end.data[entry]! - start !== text.length) return false;
+    for (let i = 0; i < text.length; i += 1) if (this.buffer[start + i] !== text.charCodeAt(i)) return false;
+    return true;
+  }
+}
+
 /** What the snapshot reader collects for one collection, entity by entity, in file order. */
 export class CollectionTableBuilder {
   readonly lineStart = new U32List();
-  readonly keyStart = new U32List();
-  readonly keyEnd = new U32List();
-  readonly keyHash = new U32List();
+  readonly keys: BufferStrings;
   readonly valueStart = new U32List();
   readonly valueEnd = new U32List();
   /** Bytes of the hint strings (`"a","b"`, between the brackets), or NO_HINTS in hintsFrom. */
   readonly hintsFrom = new U32List();
   readonly hintsTo = new U32List();
   readonly lineNo = new U32List();
-  /** Keys that are not plain ASCII without escapes, decoded. */
-  readonly keyText = new Map<number, string>();
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    buffer: Buffer,
+  ) {
+    this.keys = new BufferStrings(buffer);
+  }
 
   get count(): number {
-    return this.keyStart.length;
+    return this.keys.count;
   }
 }
 
@@ -55,18 +143,13 @@ export class CollectionTableBuilder {
 export class CollectionTable {
   readonly count: number;
   private readonly lineStart: Uint32Array;
-  private readonly keyStart: Uint32Array;
-  private readonly keyEnd: Uint32Array;
+  private readonly keys: BufferStrings;
   private readonly valueStart: Uint32Array;
   private readonly valueEnd: Uint32Array;
   private readonly hintsFrom: Uint32Array;
   private readonly hintsTo: Uint32Array;
-  private readonly keyText: Map<number, string>;
-  /** Key -> ordinal. A probe looks for `probeKey`, or (while the table is built) for the key of `probeOrdinal`. */
-  private readonly keySlots: HashSlots;
-  private probeKey: string | undefined;
-  private probeOrdinal = 0;
-  private hintIndex: HintIndex | undefined;
+  /** Hint -> the strings' entry, and each entry's ordinal: built when first asked. */
+  private hintIndex: { hints: BufferStrings; owner: U32List } | undefined;
 
   constructor(
     private readonly buffer: Buffer,
@@ -75,50 +158,26 @@ export class CollectionTable {
   ) {
     this.count = built.count;
     this.lineStart = built.lineStart.data;
-    this.keyStart = built.keyStart.data;
-    this.keyEnd = built.keyEnd.data;
+    this.keys = built.keys;
     this.valueStart = built.valueStart.data;
     this.valueEnd = built.valueEnd.data;
     this.hintsFrom = built.hintsFrom.data;
     this.hintsTo = built.hintsTo.data;
-    this.keyText = built.keyText;
-    const hashes = built.keyHash.data;
-    this.keySlots = new HashSlots(
-      (taken) =>
-        this.probeKey !== undefined
-          ? this.keyEquals(taken, this.probeKey)
-          : hashes[taken] === hashes[this.probeOrdinal] && this.keyOf(taken) === this.keyOf(this.probeOrdinal),
-      (taken) => hashes[taken]!,
-      this.count,
-    );
-    for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
-      this.probeOrdinal = ordinal;
-      const slot = this.keySlots.slotOf(hashes[ordinal]!);
-      const taken = this.keySlots.at(slot);
-      if (taken >= 0) {
-        // A writer never puts one key in a collection twice: such a file was not written by examctl.
-        throw new StoreDamagedError(
-          `${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken]!})`,
-        );
-      }
-      this.keySlots.set(slot, ordinal);
-    }
+    // A writer never puts one key in a collection twice: such a file was not written by examctl.
+    this.keys.seal((ordinal, taken) => {
+      throw new StoreDamagedError(
+        `${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken]!})`,
+      );
+    });
   }
 
   /** The ordinal of `key`, or -1. */
   find(key: string): number {
-    this.probeKey = key;
-    return this.keySlots.at(this.keySlots.slotOf(hashString(key)));
+    return this.keys.find(key);
   }
 
   keyOf(ordinal: number): string {
-    return this.keyText.get(ordinal) ?? this.buffer.toString('latin1', this.keyStart[ordinal]!, this.keyEnd[ordinal]!);
-  }
-
-  private keyEquals(ordinal: number, key: string): boolean {
-    const text = this.keyText.get(ordinal);
-    if (text !== undefined) return text === key;
-    return bytesEqual(this.buffer, this.keyStart[ordinal]!, this.keyEnd[ordinal]!, key);
+    return this.keys.textOf(ordinal);
   }
 
   /**
@@ -153,8 +212,9 @@ export class CollectionTable {
 
   /** The ordinal of the last entity (in file order) whose persisted hints include `hint`, or -1. */
   hintOwner(hint: string): number {
-    this.hintIndex ??= this.buildHintIndex();
-    return this.hintIndex.find(hint);
+    const { hints, owner } = (this.hintIndex ??= this.buildHintIndex());
+    const entry = hints.find(hint);
+    return entry < 0 ? -1 : owner.data[entry]!;
   }
 
   /**
@@ -207,101 +267,21 @@ export class CollectionTable {
     return hints as string[];
   }
 
-  private buildHintIndex(): HintIndex {
-    const index = new HintIndex(this.buffer);
+  /** The last entity (in file order) to name a hint owns it, as a Map's set would. */
+  private buildHintIndex(): { hints: BufferStrings; owner: U32List } {
+    const hints = new BufferStrings(this.buffer);
+    const owner = new U32List();
     for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
       const from = this.hintsFrom[ordinal]!;
       if (from === NO_HINTS) continue;
       const to = this.hintsTo[ordinal]!;
-      if (!this.scanHints(from, to, (start, end) => index.addBytes(ordinal, start, end))) {
-        for (const hint of this.parseHints(ordinal, from, to)) index.addText(ordinal, hint);
+      const added = hints.count;
+      if (!this.scanHints(from, to, (start, end) => hints.addBytes(start, end))) {
+        for (const hint of this.parseHints(ordinal, from, to)) hints.addText(hint);
       }
+      for (let entry = added; entry < hints.count; entry += 1) owner.push(ordinal);
     }
-    index.seal();
-    return index;
+    hints.seal();
+    return { hints, owner };
   }
-}
-
-/** Hint string -> ordinal, over the snapshot's bytes; the last entity to name a hint owns it (as a Map's set would). */
-class HintIndex {
-  private readonly owner = new U32List();
-  private readonly start = new U32List();
-  private readonly end = new U32List();
-  private readonly hash = new U32List();
-  /** Hints that are not plain ASCII, decoded. */
-  private readonly text = new Map<number, string>();
-  /** Hint -> entry. A probe looks for `probeHint`, or (while sealing) for entry `probeEntry`'s hint. */
-  private slots: HashSlots | undefined;
-  private probeHint: string | undefined;
-  private probeEntry = 0;
-
-  constructor(private readonly buffer: Buffer) {}
-
-  addBytes(ordinal: number, start: number, end: number): void {
-    const buffer = this.buffer;
-    let hash = FNV_OFFSET;
-    for (let i = start; i < end; i += 1) {
-      const byte = buffer[i]!;
-      if (byte >= 0x80) {
-        this.addText(ordinal, buffer.toString('utf8', start, end));
-        return;
-      }
-      hash = Math.imul(hash ^ byte, FNV_PRIME);
-    }
-    this.push(ordinal, start, end, hash >>> 0);
-  }
-
-  addText(ordinal: number, hint: string): void {
-    this.text.set(this.owner.length, hint);
-    this.push(ordinal, 0, 0, hashString(hint));
-  }
-
-  private push(ordinal: number, start: number, end: number, hash: number): void {
-    this.owner.push(ordinal);
-    this.start.push(start);
-    this.end.push(end);
-    this.hash.push(hash);
-  }
-
-  seal(): void {
-    const hashes = this.hash.data;
-    const slots = new HashSlots(
-      (taken) =>
-        this.probeHint !== undefined
-          ? this.holds(taken, this.probeHint)
-          : hashes[taken] === hashes[this.probeEntry] && this.textOf(taken) === this.textOf(this.probeEntry),
-      (taken) => hashes[taken]!,
-      this.owner.length,
-    );
-    for (let entry = 0; entry < this.owner.length; entry += 1) {
-      this.probeEntry = entry;
-      slots.set(slots.slotOf(hashes[entry]!), entry);
-    }
-    this.slots = slots;
-  }
-
-  find(hint: string): number {
-    const slots = this.slots as HashSlots;
-    this.probeHint = hint;
-    const entry = slots.at(slots.slotOf(hashString(hint)));
-    return entry < 0 ? -1 : this.owner.data[entry]!;
-  }
-
-  private holds(entry: number, hint: string): boolean {
-    const text = this.text.get(entry);
-    return text !== undefined
-      ? text === hint
-      : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
-  }
-
-  private textOf(entry: number): string {
-    return this.text.get(entry) ?? this.buffer.toString('latin1', this.start.data[entry]!, this.end.data[entry]!);
-  }
-}
-
-/** Whether ASCII bytes start..end spell `text`. */
-function bytesEqual(buffer: Buffer, start: number, end: number, text: string): boolean {
-  if (end - start !== text.length) return false;
-  for (let i = 0; i < text.length; i += 1) if (buffer[start + i] !== text.charCodeAt(i)) return false;
-  return true;
 }

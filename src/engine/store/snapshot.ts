@@ -6,7 +6,7 @@ import type { CollectionName } from './contract.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { isCollectionName } from './journal.js';
 import { BACKSLASH, CollectionTable, CollectionTableBuilder, NO_HINTS, QUOTE } from './snapshot-table.js';
-import { FNV_OFFSET, FNV_PRIME, hashString } from '../../domain/hash-slots.js';
+import { FNV_OFFSET, FNV_PRIME } from '../../domain/hash-slots.js';
 
 /**
  * The on-disk format this examctl writes and the newest it reads; what 2 adds (`"h"`, `"hints"`)
@@ -153,7 +153,7 @@ export async function readSnapshot(
   const builderFor = (collection: CollectionName): CollectionTableBuilder => {
     let builder = builders.get(collection);
     if (builder === undefined) {
-      builder = new CollectionTableBuilder(collection);
+      builder = new CollectionTableBuilder(collection, buffer);
       builders.set(collection, builder);
     }
     return builder;
@@ -215,16 +215,9 @@ export async function readSnapshot(
     }
     const valueStart = marker + VALUE_MARKER_BYTES.length;
     if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
-    const ordinal = builder.count;
-    if (!ascii || escaped) {
-      const key = escaped ? parseKey(keyStart, keyEnd, lineNo) : buffer.toString('utf8', keyStart, keyEnd);
-      builder.keyText.set(ordinal, key);
-      hash = hashString(key);
-    }
+    if (ascii && !escaped) builder.keys.add(keyStart, keyEnd, hash >>> 0);
+    else builder.keys.addText(escaped ? parseKey(keyStart, keyEnd, lineNo) : buffer.toString('utf8', keyStart, keyEnd));
     builder.lineStart.push(from);
-    builder.keyStart.push(keyStart);
-    builder.keyEnd.push(keyEnd);
-    builder.keyHash.push(hash >>> 0);
     builder.valueStart.push(valueStart);
     builder.valueEnd.push(to - 1);
     builder.hintsFrom.push(hintsFrom);

@@ -6,10 +6,9 @@
  * user and schedule (a deletion too) to `serials-<generation>.ndjson`: what changed after any held
  * head is known exactly. A restore by any means brings back the old head with the old data.
  */
-import { StringDecoder } from 'node:string_decoder';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { readFile, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { openRegularFile } from '../../system/regular-file.js';
 import { streamLines } from '../../system/file-lines.js';
@@ -33,20 +32,33 @@ export const unrecordedHead = (generation: number, instance: string | undefined)
 export const headsFileName = (generation: number): string => `heads-${generation}.ndjson`;
 export const serialsFileName = (generation: number): string => `serials-${generation}.ndjson`;
 
+/** Each line of a store's JSON-lines file, parsed (a bad one: StoreDamagedError at its line); none if `optional` and absent. */
+async function eachJsonLine(path: string, optional: boolean, each: (value: unknown) => unknown): Promise<void> {
+  const handle = await openRegularFile(path).catch((error: unknown) => {
+    if (optional && systemErrorCode(error) === 'ENOENT') return undefined;
+    throw storeFileUnreadable(path, error);
+  });
+  if (handle === undefined) return;
+  try {
+    await streamLines(handle, (line) => {
+      let value: unknown;
+      try {
+        value = JSON.parse(line.bytes.toString('utf8'));
+      } catch {
+        throw new StoreDamagedError(`${path}:${line.lineNo}: invalid JSON`);
+      }
+      return each(value);
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Every head the store kept from before `generation` began, its first head last (none: never compacted). */
 async function readEarlierHeads(dir: string, generation: number): Promise<string[]> {
-  const path = join(dir, headsFileName(generation));
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return [];
-    throw storeFileUnreadable(path, error);
-  }
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as string);
+  const heads: string[] = [];
+  await eachJsonLine(join(dir, headsFileName(generation)), true, (head) => heads.push(head as string));
+  return heads;
 }
 
 /**
@@ -99,38 +111,10 @@ async function readSerialsEnd(path: string): Promise<SerialsEnd | undefined> {
 }
 
 /** Calls `each` with every `[serial, "users:<id>"]` of a generation's serials file, in serial order. */
-async function eachSerial(
-  dir: string,
-  generation: number,
-  each: (serial: number, key: string) => unknown,
-): Promise<void> {
-  const path = join(dir, serialsFileName(generation));
-  const handle = await openRegularFile(path).catch((error: unknown) => {
-    throw storeFileUnreadable(path, error);
-  });
-  let lineNo = 0;
-  // Lines end at "\n" only: a key may hold U+2028, which Node 24's readLines takes for a line end.
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
-  const line = async (text: string) => {
-    lineNo += 1;
-    const entry = JSON.parse(text) as [number, string] | SerialsEnd;
-    if (Array.isArray(entry)) await each(entry[0], entry[1]);
-  };
-  try {
-    for await (const chunk of handle.createReadStream({ autoClose: false })) {
-      const lines = (carry + decoder.write(chunk as Buffer)).split('\n');
-      carry = lines.pop()!;
-      for (const text of lines) await line(text);
-    }
-    carry += decoder.end();
-    if (carry !== '') await line(carry);
-  } catch (error) {
-    if (error instanceof SyntaxError) throw new StoreDamagedError(`${path}:${lineNo}: invalid JSON`);
-    throw error;
-  } finally {
-    await handle.close();
-  }
+function eachSerial(dir: string, generation: number, each: (serial: number, key: string) => unknown): Promise<void> {
+  return eachJsonLine(join(dir, serialsFileName(generation)), false, (entry) =>
+    Array.isArray(entry) ? each(entry[0] as number, entry[1] as string) : undefined,
+  );
 }
 
 /** The `users` and `schedules` keys (`users:<id>`) that lines `after`+1 to `last` changed, each with its last line. */
