@@ -273,11 +273,3 @@ async function createBorn(file: string, born: Buffer): Promise<boolean> {
     await unlink(temp).catch(() => undefined);
   }
 }
-
-/** Removes memory files (never following a link: unlink removes a link itself); one already gone is no error. */
-export async function removeMemoryFiles(files: readonly string[]): Promise<void> {
-  for (const file of files)
-    await unlink(file).catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' ? undefined : Promise.reject(error),
-    );
-}

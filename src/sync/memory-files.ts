@@ -14,7 +14,6 @@ import {
   makeTrustedMemoryDir,
   openMemoryFile,
   readMemoryHead,
-  removeMemoryFiles,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
 import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
@@ -427,7 +426,8 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   if (!existsSync(dir)) return forgotten;
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
-    await removeMemoryFiles(files);
+    // Never following a link (rm removes a link itself); one already gone is no error.
+    for (const file of files) await rm(file, { force: true });
   } finally {
     await lock.release();
   }

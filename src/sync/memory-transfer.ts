@@ -8,7 +8,8 @@ import { UsageError } from '../system/errors.js';
 import type { Env } from '../system/env-values.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
-import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { rm } from 'node:fs/promises';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
 import {
@@ -133,7 +134,7 @@ export async function importMemory(
     for (const kind of SYNC_KINDS) {
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
-      if (memoryText === undefined) await removeMemoryFiles([file]);
+      if (memoryText === undefined) await rm(file, { force: true });
       else
         await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) =>
           Promise.reject(systemFailure(error, `cannot write ${file}`)),
