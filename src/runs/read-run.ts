@@ -528,13 +528,10 @@ export async function* laterRunsOf(
 /** Later runs (same command, target, population, memory) that may have changed it, oldest first: docs/sync.md. */
 export async function laterFeedingRuns(
   runsDir: string,
-  wanted: {
+  wanted: Pick<RunHeaderLine, 'command' | 'target' | 'syncDir'> & {
     after: string;
-    command: string;
-    target: RunHeaderLine['target'];
     population: string | undefined;
-    syncDir: string | undefined;
-    except?: string | undefined;
+    except?: string;
   },
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];
