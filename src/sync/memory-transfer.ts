@@ -25,11 +25,7 @@ import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ah
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
-export async function exportMemory(
-  place: MemoryPlace,
-  target: ReportTarget,
-  env: Env,
-): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
+export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Env) {
   const { name, memories } = await readPlacedMemories(place, target, env);
   const held = new Map([...memories].filter(([, contents]) => recordsAnything(contents)));
   if (held.size === 0)
