@@ -395,13 +395,10 @@ export async function adoptSpelling(
 /** Every memory under the sync directory, for `synced show`. */
 export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   await assertTrustedMemoryDir(syncDir, syncDir);
-  let dirs: string[];
-  try {
-    dirs = await readdir(syncDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const dirs = await readdir(syncDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw new UsageError(`cannot read the sync directory ${syncDir}: ${describeSystemError(error, 'directory')}`);
-  }
+  });
   const found: MemoryContents[] = [];
   for (const dir of dirs.sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
