@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { checksumHolds, CRC_AT, decodeChecksummedLine, LINE_PREFIX } from '../system/checksummed-line.js';
-import { underLock, type StoreLock } from '../system/lock.js';
+import { underLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import {
@@ -325,12 +325,8 @@ export function* compactedLines(
 
 /** Compacts a memory if no run holds it now (else a later run does), read again under the lock. */
 export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget): Promise<void> {
-  let lock: StoreLock;
-  try {
-    lock = await lockForDeciding(dirname(file), 0);
-  } catch {
-    return;
-  }
+  const lock = await lockForDeciding(dirname(file), 0).catch(() => undefined);
+  if (lock === undefined) return;
   try {
     const contents = await readMemory(file, kind, target);
     if (overgrown(contents.lines, contents.entries.size)) await compact(contents, target);
