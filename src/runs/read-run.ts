@@ -454,11 +454,7 @@ interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | '
 }
 
 /** `runs list`'s runs started at or after `from` (ms); `older` counts the rest; one unread is listed by its id. */
-export async function listRuns(
-  runsDir: string,
-  trust?: RunTrust,
-  from = -Infinity,
-): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
+export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infinity) {
   const all = await runIds(runsDir);
   const ids = all.filter((id) => !(startOf(id) < from));
   const runs: RunListing[] = [];
@@ -528,13 +524,10 @@ export async function* laterRunsOf(
 /** Later runs (same command, target, population, memory) that may have changed it, oldest first: docs/sync.md. */
 export async function laterFeedingRuns(
   runsDir: string,
-  wanted: {
+  wanted: Pick<RunHeaderLine, 'command' | 'target' | 'syncDir'> & {
     after: string;
-    command: string;
-    target: RunHeaderLine['target'];
     population: string | undefined;
-    syncDir: string | undefined;
-    except?: string | undefined;
+    except?: string;
   },
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];

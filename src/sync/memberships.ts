@@ -5,11 +5,15 @@
 import { HIERARCHY_CELL_FLAGS, hierarchyEntryCell } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { byKey } from '../domain/key-order.js';
+import type { FieldChange } from '../report/run-report.js';
 
 type FlagField = (typeof HIERARCHY_CELL_FLAGS)[keyof typeof HIERARCHY_CELL_FLAGS];
 const FLAGS = Object.entries(HIERARCHY_CELL_FLAGS) as [string, FlagField][];
 const WORD_OF = new Map<FlagField, string>(FLAGS.map(([word, field]) => [field, word]));
 const FIELD_OF = new Map<string, FlagField>(FLAGS);
+/** The words of the flags `has` holds, in the cell's order. */
+const wordsOf = (has: (field: FlagField) => boolean): string[] =>
+  FLAGS.filter(([, field]) => has(field)).map(([word]) => word);
 
 /** One link examctl manages, as the sync memory records it: the hierarchy id and the flag words sent true. */
 export type ManagedLink = readonly [id: string, flags: readonly string[]];
@@ -32,7 +36,7 @@ function parseLinks(links: readonly ManagedLink[] | undefined): Links {
 
 function formatLinks(map: Links): ManagedLink[] {
   const out: ManagedLink[] = [];
-  for (const [id, flags] of map) out.push([id, FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word)]);
+  for (const [id, flags] of map) out.push([id, wordsOf((field) => flags.has(field))]);
   return out.sort(byKey);
 }
 
@@ -213,36 +217,27 @@ export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchie
 function cellOf(id: string, flags: ReadonlySet<FlagField>): string {
   return hierarchyEntryCell(
     id,
-    FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word),
+    wordsOf((field) => flags.has(field)),
   );
 }
 
 /** Memberships as a store's record holds them (objects with their flags) or the memory keeps them (ManagedLink). */
 function heldLinks(value: unknown): Links {
   if (!Array.isArray(value)) return new Map();
-  const links: ManagedLink[] = value.map((entry: unknown): ManagedLink => {
-    if (isMembership(entry))
-      return [entry.ExternalId, FLAGS.filter(([, field]) => entry[field] === true).map(([w]) => w)];
-    return entry as ManagedLink;
-  });
-  return parseLinks(links);
-}
-
-/** What a request does to memberships: each link it changes, before and after, in the cell's words. */
-export interface MembershipChange {
-  /** Every link it changes was known before: `held` holds it, or (`whole`) it is known absent. */
-  known: boolean;
-  /** Each changed link as it was (absent: none was), `|`-joined. */
-  before?: string;
-  /** Each changed link as the request leaves it (absent: none, all deleted), `|`-joined. */
-  after?: string;
+  return parseLinks(
+    value.map(
+      (entry: unknown): ManagedLink =>
+        isMembership(entry) ? [entry.ExternalId, wordsOf((field) => entry[field] === true)] : (entry as ManagedLink),
+    ),
+  );
 }
 
 /**
- * The links a request's Hierarchies changes (docs/plan.md, "Before and after"); undefined: none. `held`: the
- * memberships known before; `whole`: a link `held` lacks is known absent (a local store's record).
+ * The links a request's Hierarchies changes (docs/plan.md, "Before and after"), each as it was and as the request
+ * leaves it in the cell's words, `|`-joined; undefined: none. `held`: the memberships known before; `whole`: a link
+ * `held` lacks is known absent (a local store's record); `known`: every link it changes was known before.
  */
-export function membershipChange(held: unknown, whole: boolean, sent: unknown): MembershipChange | undefined {
+export function membershipChange(held: unknown, whole: boolean, sent: unknown): Omit<FieldChange, 'field'> | undefined {
   if (!Array.isArray(sent)) return undefined;
   const links = heldLinks(held);
   const before: string[] = [];

@@ -57,13 +57,8 @@ async function pause(attempt: number, deadline: number): Promise<void> {
 /** The marker, 0600; the directory made again if `synced forget` removed it meanwhile. Unwritable: exit 3. */
 async function createMarker(dir: string, path: string, text: string): Promise<void> {
   try {
-    try {
-      await writeFile(path, text, { flag: 'wx', mode: 0o600 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFile(path, text, { flag: 'wx', mode: 0o600 });
-    }
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(path, text, { flag: 'wx', mode: 0o600 });
   } catch (error) {
     throw new RunJournalWriteError(
       `cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`,
@@ -272,12 +267,4 @@ async function createBorn(file: string, born: Buffer): Promise<boolean> {
   } finally {
     await unlink(temp).catch(() => undefined);
   }
-}
-
-/** Removes memory files (never following a link: unlink removes a link itself); one already gone is no error. */
-export async function removeMemoryFiles(files: readonly string[]): Promise<void> {
-  for (const file of files)
-    await unlink(file).catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' ? undefined : Promise.reject(error),
-    );
 }

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { checksumHolds, CRC_AT, decodeChecksummedLine, LINE_PREFIX } from '../system/checksummed-line.js';
-import { underLock, type StoreLock } from '../system/lock.js';
+import { underLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import {
@@ -14,7 +14,6 @@ import {
   makeTrustedMemoryDir,
   openMemoryFile,
   readMemoryHead,
-  removeMemoryFiles,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
 import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
@@ -328,12 +327,8 @@ export function* compactedLines(
 
 /** Compacts a memory if no run holds it now (else a later run does), read again under the lock. */
 export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget): Promise<void> {
-  let lock: StoreLock;
-  try {
-    lock = await lockForDeciding(dirname(file), 0);
-  } catch {
-    return;
-  }
+  const lock = await lockForDeciding(dirname(file), 0).catch(() => undefined);
+  if (lock === undefined) return;
   try {
     const contents = await readMemory(file, kind, target);
     if (overgrown(contents.lines, contents.entries.size)) await compact(contents, target);
@@ -398,13 +393,10 @@ export async function adoptSpelling(
 /** Every memory under the sync directory, for `synced show`. */
 export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   await assertTrustedMemoryDir(syncDir, syncDir);
-  let dirs: string[];
-  try {
-    dirs = await readdir(syncDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const dirs = await readdir(syncDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw new UsageError(`cannot read the sync directory ${syncDir}: ${describeSystemError(error, 'directory')}`);
-  }
+  });
   const found: MemoryContents[] = [];
   for (const dir of dirs.sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
@@ -429,7 +421,8 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   if (!existsSync(dir)) return forgotten;
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
-    await removeMemoryFiles(files);
+    // Never following a link (rm removes a link itself); one already gone is no error.
+    for (const file of files) await rm(file, { force: true });
   } finally {
     await lock.release();
   }

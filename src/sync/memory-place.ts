@@ -298,11 +298,7 @@ export class ServiceCopy {
   }
 
   /** The whole lines each kind's copy gained past `from` (fileTail), where they end, and whether one was rewritten. */
-  private async tails(from: Map<SyncKind, Mark>): Promise<{
-    lines: Partial<Record<SyncKind, string>>;
-    at: Map<SyncKind, Mark>;
-    rewritten: boolean;
-  }> {
+  private async tails(from: Map<SyncKind, Mark>) {
     const lines: Partial<Record<SyncKind, string>> = {};
     const at = new Map<SyncKind, Mark>();
     let rewritten = false;
@@ -339,10 +335,7 @@ type Mark = { rewrites: number; size: number };
 const COPY_MARK = 'copy-of-the-service';
 
 /** The whole lines of a memory file past `from`, where they end; `rewritten`: compacted since, offsets void. */
-async function fileTail(
-  file: string,
-  from: Mark | undefined,
-): Promise<{ at: Mark; text: string; rewritten: boolean } | undefined> {
+async function fileTail(file: string, from: Mark | undefined) {
   const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) =>
     error.code === 'ENOENT' ? undefined : Promise.reject(error),
   );

@@ -8,7 +8,8 @@ import { UsageError } from '../system/errors.js';
 import type { Env } from '../system/env-values.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
-import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { rm } from 'node:fs/promises';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
 import {
@@ -24,11 +25,7 @@ import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ah
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
-export async function exportMemory(
-  place: MemoryPlace,
-  target: ReportTarget,
-  env: Env,
-): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
+export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Env) {
   const { name, memories } = await readPlacedMemories(place, target, env);
   const held = new Map([...memories].filter(([, contents]) => recordsAnything(contents)));
   if (held.size === 0)
@@ -133,7 +130,7 @@ export async function importMemory(
     for (const kind of SYNC_KINDS) {
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
-      if (memoryText === undefined) await removeMemoryFiles([file]);
+      if (memoryText === undefined) await rm(file, { force: true });
       else
         await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) =>
           Promise.reject(systemFailure(error, `cannot write ${file}`)),

@@ -46,13 +46,11 @@ async function bundleParts(): Promise<(string | Buffer)[] | undefined> {
   // The one-file executable: its script's SHA-256, an asset its build wrote (system/shipped-file.ts).
   const shipped = shippedAsset(fileURLToPath(new URL('examctl.sha256', dir)));
   if (shipped !== undefined) return ['executable\n', shipped];
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
-  } catch {
-    return undefined;
-  }
-  if (!names.includes('examctl.mjs')) return undefined;
+  const names = await readdir(dir).then(
+    (all) => all.filter((name) => name.endsWith('.mjs')).sort(),
+    () => undefined,
+  );
+  if (!names?.includes('examctl.mjs')) return undefined;
   return [`bundle\n${names.join('\n')}\n`, await readFile(new URL('examctl.mjs', dir))];
 }
 

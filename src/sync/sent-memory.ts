@@ -29,14 +29,7 @@ import {
   type SyncKind,
 } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import {
-  adoptSpelling,
-  memoryFile,
-  newestHeads,
-  sameTargetElsewhere,
-  standingOf,
-  type MemoryContents,
-} from './memory-files.js';
+import { adoptSpelling, memoryFile, newestHeads, sameTargetElsewhere, standingOf } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
@@ -512,11 +505,11 @@ export abstract class SentMemory<P> {
 
   /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
-    const read = (contents: MemoryContents | undefined) => contents?.entries;
+    const read = async () => (await this.placed?.readKind(kind))?.entries;
     if (!this.otherKinds.has(kind))
       this.otherKinds.set(
         kind,
-        (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then(read).catch(() => undefined),
+        read().catch(() => undefined),
       );
     return this.otherKinds.get(kind)!;
   }

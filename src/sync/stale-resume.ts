@@ -3,7 +3,7 @@
  * population, or one that decided from a memory lost since): docs/runs.md, "runs resume".
  */
 import type { CommandDeps } from '../context/command-deps.js';
-import type { ReportTarget } from '../report/run-report.js';
+import type { RunHeaderLine } from '../runs/journal-lines.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { flagOf } from '../runs/recorded-options.js';
 import { describeTarget, FEEDING_COMMAND, populationWords } from '../report/report-writers.js';
@@ -21,13 +21,7 @@ const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'on
  * the resumed run holds (else read without a lock).
  */
 export async function refuseResumeAgainstMemory(
-  header: {
-    id: string;
-    command: string;
-    target: ReportTarget;
-    options: Readonly<Record<string, unknown>>;
-    syncDir?: string;
-  },
+  header: Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'options' | 'syncDir'>,
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
   check: { laterRuns: boolean; lostMemory: boolean },

@@ -59,11 +59,7 @@ type Leaver = [id: string, entry: MemoryEntry | undefined, withdrawn?: { why: st
 const LEAVER_BATCH = 1024;
 
 /** The most users --max-disable or --max-prune lets a run touch (docs/sync.md, "Leavers"): the default scales. */
-export function thresholdOf(
-  flag: string,
-  value: string | undefined,
-  remembered: number,
-): { limit: number; why: string } {
+export function thresholdOf(flag: string, value: string | undefined, remembered: number) {
   if (value === undefined) {
     return {
       limit: Math.max(Math.ceil(remembered / 10), Math.min(100, Math.ceil(remembered / 4))),
