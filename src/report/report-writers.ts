@@ -40,7 +40,11 @@ import { terminalLine } from '../formats/terminal-text.js';
 /** Said of a run that found no sync memory for its population (docs/sync.md, "When the memory is lost"). */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
-  if (note?.replaced === true) return replacedMemorySentence(note.file, note.left);
+  // A memory of another store (docs/sync.md, "Where the store stands").
+  if (note?.replaced === true) {
+    const then = note.left ? 'left as it is' : "this store's memory starts again";
+    return `the sync memory ${note.file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
+  }
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined)
     return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
@@ -64,12 +68,6 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
 /** The words naming a population in a message: `--population staff`, or the runs without one. */
 export function populationWords(population: string | undefined): string {
   return population === undefined ? 'the runs without --population' : `--population ${population}`;
-}
-
-/** Said of a memory of another store (docs/sync.md, "Where the store stands"). */
-export function replacedMemorySentence(file: string, left?: true): string {
-  const then = left ? 'left as it is' : "this store's memory starts again";
-  return `the sync memory ${file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */
