@@ -21,8 +21,11 @@ export interface CommandBehaviour {
 
 export type Behaviours = ReadonlyMap<string, CommandBehaviour>;
 
-/** What a command's behaviour is given: the outside world, and the other commands' behaviours (for `runs resume`). */
-export type CliDeps = CommandDeps & { readonly behaviours?: Behaviours };
+/** What a command's behaviour is given: the outside world, and the registry (for `runs resume`, completion). */
+export type CliDeps = CommandDeps & {
+  readonly behaviours?: Behaviours;
+  readonly commands?: readonly CommandDeclaration[];
+};
 
 /**
  * How a report-writing command's journaled run is continued: `'rerun'` (its module exports `rerunInput`), or
@@ -47,7 +50,7 @@ export interface CommandDeclaration {
   readonly resume?: ResumeSupport;
 }
 
-/** A declaration that remembers its table's type, so its behaviour is checked against it (command-behaviours.ts). */
+/** A declaration that remembers its table's type, so its behaviour is checked against it (program.ts). */
 export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration {
   readonly options: T;
 }

@@ -9,7 +9,6 @@ import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration 
 import { flagRefusal, refusedFlag, refusedGlobalFlags, type TakingCommand } from '../flags/taken-flags.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { pairingRefusal } from '../flags/flag-pairs.js';
-import { COMMANDS } from './program.js';
 import {
   allPointer,
   firstExamples,
@@ -27,7 +26,7 @@ import { commanderWords, terminalLines } from '../formats/terminal-text.js';
 export function buildProgram(
   deps: CommandDeps,
   setExit: (code: number) => void,
-  commands: readonly CommandDeclaration[] = COMMANDS,
+  commands: readonly CommandDeclaration[],
   behaviours: Behaviours = new Map(),
   lazy = false,
 ): Command {
@@ -108,6 +107,7 @@ export function buildProgram(
         const commandDeps = {
           ...deps,
           behaviours,
+          commands,
           // For the command that runs only: each flag's attribute is a commander Option made.
           keptOptions: keptOptionNames(declaration),
           commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),

@@ -1,14 +1,7 @@
 import { InternalError } from '../system/errors.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import type { RerunInput } from '../pipeline/record-job.js';
-import {
-  commandName,
-  keptOptionNames,
-  type Behaviours,
-  type CommandDeclaration,
-  type CommandRun,
-} from './command-declaration.js';
-import { COMMANDS } from './program.js';
+import { commandName, keptOptionNames, type CliDeps, type CommandRun } from './command-declaration.js';
 
 /**
  * What `runs resume` and `runs show` need of the command a journal names, found by its path in the registry
@@ -25,11 +18,10 @@ type ResumeEntry =
 
 export function resumeEntry(
   command: string,
-  behaviours: Behaviours,
-  commands: readonly CommandDeclaration[] = COMMANDS,
+  { behaviours, commands = [] }: Pick<CliDeps, 'behaviours' | 'commands'>,
 ): ResumeEntry {
   const declaration = commands.find((each) => commandName(each) === command);
-  const behaviour = behaviours.get(command);
+  const behaviour = behaviours?.get(command);
   if (declaration === undefined || behaviour === undefined)
     return { notResumable: `this examctl has no command "${command}"` };
   const support = declaration.resume;

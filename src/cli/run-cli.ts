@@ -3,10 +3,9 @@ import { stopJsonParsesOn } from '../system/json-scan.js';
 import { CommanderError, type Command } from 'commander';
 import { codedMessage, ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
-import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
 import { pathOf } from './command-help.js';
-import { COMMANDS } from './program.js';
+import { COMMAND_BEHAVIOURS, COMMANDS } from './program.js';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { ExamctlConfig } from '../context/config-file.js';
 

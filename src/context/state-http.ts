@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { checkHttpScheme, isLoopbackHost, secretFreeUrl } from '../api/url-policy.js';
-import { createRedactor, type Redactor } from '../api/redaction.js';
+import { createRedactor } from '../api/redaction.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { nonEmpty, requestTimeoutFromEnv, type Env } from '../system/env-values.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
@@ -83,9 +83,9 @@ export function openStateHttp(address: string, env: Env): StateHttp {
   const basic = username === undefined ? undefined : Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
   const deadlineMs = requestTimeoutFromEnv(env) ?? DEFAULT_EXCHANGE_MS;
   const dispatchers = new Map<string, { dispatcher: Dispatcher; proxy: string | undefined }>();
-  const redactor: Redactor = createRedactor(password === '' ? [] : [password, basic]);
+  const secrets = password === '' ? [] : [password, basic];
   const proxySecretsSeen = new Set<string>();
-  let shown = redactor;
+  let shown = createRedactor(secrets);
 
   const dispatcherFor = (url: URL, { openDispatcher }: HttpClient): Dispatcher => {
     let known = dispatchers.get(url.origin);
@@ -106,7 +106,7 @@ export function openStateHttp(address: string, env: Env): StateHttp {
       const added = proxySecrets(proxy).filter((secret) => !proxySecretsSeen.has(secret));
       if (added.length > 0) {
         for (const secret of added) proxySecretsSeen.add(secret);
-        shown = createRedactor([...(password === '' ? [] : [password, basic]), ...proxySecretsSeen]);
+        shown = createRedactor([...secrets, ...proxySecretsSeen]);
       }
     }
     return known.dispatcher;

@@ -3,29 +3,32 @@ import { InvalidArgumentError } from 'commander';
 import { parseDateTime } from '../domain/date-time.js';
 import { quotedValue } from '../domain/problem.js';
 
-/** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
-export function positiveInt(name: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1)
-      throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
-    return Number(value);
-  };
+/** A flag's value read by `parse`, else commander's refusal: `<flag> must be <what>`. */
+function checked<T>(parse: (text: string) => T | undefined, what: string) {
+  return (name: string) =>
+    (value: string): T => {
+      const parsed = parse(value);
+      if (parsed === undefined) throw new InvalidArgumentError(`${name} must be ${what}`);
+      return parsed;
+    };
 }
+
+/** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
+export const positiveInt = (name: string) => wholeNumberIn(name, 1);
 
 /** A number above 0, fractions allowed (`--rate`). */
-export function positiveNumber(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
-    return number;
-  };
-}
+export const positiveNumber = checked(
+  (text) => (Number.isFinite(Number(text)) && Number(text) > 0 ? Number(text) : undefined),
+  'a number above 0',
+);
 
-/** A whole number from `min` to `max` (`--faults-seed`). */
-export function wholeNumberIn(name: string, min: number, max: number) {
+/** A whole number from `min`, to `max` when given (`--faults-seed`). */
+export function wholeNumberIn(name: string, min: number, max?: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
-      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > (max ?? Number.POSITIVE_INFINITY)) {
+      const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+      throw new InvalidArgumentError(`${name} must be a whole number ${range}`);
+    }
     return Number(value);
   };
 }
@@ -63,14 +66,7 @@ export function parseDuration(text: string): number | undefined {
 }
 
 /** A flag holding a duration (`runs prune --older-than 30d`): milliseconds, 0 allowed. */
-export function duration(name: string) {
-  return (value: string): number => {
-    const ms = parseDuration(value);
-    if (ms === undefined)
-      throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
-    return ms;
-  };
-}
+export const duration = checked(parseDuration, 'a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"');
 
 /** An instant (epoch ms), or an age (ms) `instantOf` resolves against the command's clock (no parser reads it). */
 type DateOrAge = { readonly at: number } | { readonly ago: number };
@@ -87,17 +83,10 @@ export function parseDateOrAge(text: string): DateOrAge | undefined {
 }
 
 /** A flag holding a date or an age (`runs list --since 7d`). */
-export function dateOrAge(name: string) {
-  return (value: string): DateOrAge => {
-    const parsed = parseDateOrAge(value);
-    if (parsed === undefined) {
-      throw new InvalidArgumentError(
-        `${name} must be a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)`,
-      );
-    }
-    return parsed;
-  };
-}
+export const dateOrAge = checked(
+  parseDateOrAge,
+  'a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)',
+);
 
 /** The instant a `DateOrAge` names, in epoch ms, an age counted back from `now`. */
 export function instantOf(value: DateOrAge, now: Date): number {

@@ -40,7 +40,11 @@ import { terminalLine } from '../formats/terminal-text.js';
 /** Said of a run that found no sync memory for its population (docs/sync.md, "When the memory is lost"). */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
-  if (note?.replaced === true) return replacedMemorySentence(note.file, note.left);
+  // A memory of another store (docs/sync.md, "Where the store stands").
+  if (note?.replaced === true) {
+    const then = note.left ? 'left as it is' : "this store's memory starts again";
+    return `the sync memory ${note.file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
+  }
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined)
     return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
@@ -57,19 +61,13 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
       : `no record ${was} left out as unchanged, no leaver ${was} disabled and no link or flag ${was} pruned, and no later night does it for the users who left or moved meanwhile`;
   return (
     `${missing}: ${costs}; ` +
-    `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
+    `if a memory was lost, restore it (examctl synced import) or rebuild it (${adoptCommand(note.kind, note.population)}) before the next night (docs/sync.md, "When the memory is lost")`
   );
 }
 
 /** The words naming a population in a message: `--population staff`, or the runs without one. */
 export function populationWords(population: string | undefined): string {
   return population === undefined ? 'the runs without --population' : `--population ${population}`;
-}
-
-/** Said of a memory of another store (docs/sync.md, "Where the store stands"). */
-export function replacedMemorySentence(file: string, left?: true): string {
-  const then = left ? 'left as it is' : "this store's memory starts again";
-  return `the sync memory ${file} is of another store (this one holds none of the store heads it saw): not used; ${then}`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */
@@ -84,6 +82,8 @@ const ADOPT_COMMAND = {
   schedules: 'synced adopt-schedules',
   collections: 'synced adopt-collections',
 } as const;
+const adoptCommand = (kind: SyncMemoryNote['kind'] = 'users', population: string | null): string =>
+  `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
 
 /** The command that feeds each kind of memory, as a run journal names it. */
 export const FEEDING_COMMAND = {
@@ -110,33 +110,32 @@ export function missedRunSentence(
 ): string {
   // Only user sync has populations: the others' runs are named by their command.
   const who = kind === 'users' ? populationWords(population ?? undefined) : FEEDING_COMMAND[kind];
-  const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (
       `the sync memory at ${file} lacks the end of run ${missed.run} of ${who} (started at ${missed.since}), which finished (its journal in this runs directory says so): ` +
-      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; ${missedRecovery(adopt, kind)}`
+      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; ${missedRecovery(kind, population)}`
     );
   }
   if (missed.later === true) {
     return (
       `the sync memory at ${file} is older than run ${missed.run} of ${who} (started at ${missed.since}, in this runs directory): it misses what that run did ` +
-      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; ${missedRecovery(adopt, kind)}`
+      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; ${missedRecovery(kind, population)}`
     );
   }
   return (
     `the sync memory at ${file} misses what run ${missed.run} of ${who} did: it started at ${missed.since} and never stored its memory (killed, or its store failed), ` +
     `${MISSED_WORK[kind]}; ` +
-    `where its journal is, examctl runs resume ${missed.run} stores what it did; else ${missedRecovery(adopt, kind)}`
+    `where its journal is, examctl runs resume ${missed.run} stores what it did; else ${missedRecovery(kind, population)}`
   );
 }
 
 /** The recovery of a memory that misses runs: the nights' files since, adopted in order. */
-function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
+function missedRecovery(kind: SyncMemoryNote['kind'], population: string | null): string {
   const files =
     kind === 'users'
       ? "--file <each night's file since the memory's newest run, in order> (--tentative for a night whose outcome is not known)"
       : '--file <the last file sent>';
-  return `rebuild it before the next night: ${adopt} ${files} (docs/sync.md, "When the memory is lost")`;
+  return `rebuild it before the next night: ${adoptCommand(kind, population)} ${files} (docs/sync.md, "When the memory is lost")`;
 }
 
 export function describeTarget(target: ReportTarget): string {

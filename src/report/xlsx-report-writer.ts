@@ -416,10 +416,9 @@ class ReportCellTypes {
 const NONE: ReadonlySet<string> = new Set();
 
 /** The fields a row's errors name (base names), whose cells stay the text that failed. */
-function failedFieldsOf(errors: readonly Problem[], line: number | undefined): ReadonlySet<string> {
+function failedFieldsOf(errors: readonly Problem[], line: number): ReadonlySet<string> {
   if (errors.length === 0) return NONE;
   const fields = new Set<string>();
-  for (const error of line === undefined ? errors : onRow(errors, line))
-    if (error.field) fields.add(baseField(error.field));
+  for (const error of onRow(errors, line)) if (error.field) fields.add(baseField(error.field));
   return fields;
 }

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { expectCoded } from '../support/coded-message.js';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
-import { COMMANDS } from '../../src/cli/program.js';
+import { COMMAND_BEHAVIOURS, COMMANDS } from '../../src/cli/program.js';
 import { commandName, type Behaviours, type CommandDeclaration } from '../../src/cli/command-declaration.js';
-import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { UsageError } from '../../src/system/errors.js';
 import { DRY_RUN_OUT } from '../../src/flags/global-options.js';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -193,7 +192,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
 const program = recordingProgram();
 
 describe('argv to options, per command', () => {
-  it('every runnable declaration has a behaviour (command-behaviours.ts), and every behaviour a declaration', () => {
+  it('every runnable declaration has a behaviour (program.ts), and every behaviour a declaration', () => {
     const runnable = COMMANDS.filter((declaration) => declaration.options !== undefined).map(commandName);
     expect([...COMMAND_BEHAVIOURS.keys()].sort()).toEqual(runnable.sort());
   });

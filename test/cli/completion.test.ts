@@ -18,7 +18,7 @@ import { testDeps } from './helpers.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { expectCoded } from '../support/coded-message.js';
 
-const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined);
+const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined, COMMANDS);
 
 const hasShell = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
 

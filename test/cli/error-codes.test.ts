@@ -12,6 +12,7 @@ import { errorLine, TargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
+import { COMMANDS } from '../../src/cli/program.js';
 
 /**
  * The codes of the messages that end a run (src/system/error-codes.ts, docs/errors.md).
@@ -104,7 +105,7 @@ describe('the table of codes', () => {
       for (const option of command.options) if (option.long) flags.add(option.long);
       for (const sub of command.commands) collect(sub);
     };
-    collect(buildProgram(testDeps('/').deps, () => undefined));
+    collect(buildProgram(testDeps('/').deps, () => undefined, COMMANDS));
     const texts = [...Object.entries(ERROR_CODES), ...Object.entries(ITEM_CODE_TEXT)];
     const unknown = texts.flatMap(([code, { cause, fix }]) =>
       [...`${cause} ${fix}`.matchAll(/(?<![\w-])--[a-z][a-z-]*[a-z]/g)]

@@ -5,6 +5,7 @@ import { LINK_COLUMNS } from '../../src/pipeline/schedule-links.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { openLocalTarget } from '../../src/engine/local-target.js';
+import { targetOnce } from '../../src/context/target.js';
 import { parse } from 'csv-parse/sync';
 import { testDeps, withTempDir } from './helpers.js';
 import { FakeTerminal, KEY } from '../human/fake-terminal.js';
@@ -47,7 +48,8 @@ function linksRun(
   env: Record<string, string> = {},
 ) {
   const io = testDeps(dir, overrides, env);
-  return { io, done: run({ store: join(dir, 'store'), output: 'table', ...options }, io.deps) };
+  const given = { store: join(dir, 'store'), output: 'table' as const, ...options };
+  return { io, done: run(given, io.deps, targetOnce(given, io.deps)) };
 }
 
 describe('schedule links', () => {

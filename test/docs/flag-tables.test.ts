@@ -27,7 +27,7 @@ import { ROOT } from '../support/cli.js';
  * naming the doc and the command, until `npm run docs:flags` rewrote the block.
  */
 
-const program = buildProgram(testDeps('/').deps, () => undefined);
+const program = buildProgram(testDeps('/').deps, () => undefined, COMMANDS);
 const DOCS = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))

@@ -21,7 +21,7 @@ async function output(argv: string[]): Promise<string> {
   return io.stdout.text;
 }
 
-const program = buildProgram(testDeps('/').deps, () => undefined);
+const program = buildProgram(testDeps('/').deps, () => undefined, COMMANDS);
 function commandAt(path: readonly string[]): Command {
   let command: Command = program;
   for (const name of path) command = command.commands.find((sub) => sub.name() === name)!;

@@ -21,7 +21,7 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
   });
 }
 
-const program = buildProgram(testDeps('/').deps, () => undefined);
+const program = buildProgram(testDeps('/').deps, () => undefined, COMMANDS);
 const paths = [[], ...commandPaths(program)];
 
 function commandAt(path: readonly string[]): Command {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_OPTIONS } from '../../src/flags/option-table.js';
 import { commandName, declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
-import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
-import { COMMANDS } from '../../src/cli/program.js';
+import { COMMAND_BEHAVIOURS, COMMANDS } from '../../src/cli/program.js';
 import { resumeEntry } from '../../src/cli/resume-registry.js';
 
 /**
@@ -21,6 +20,8 @@ function withoutResume(commands: readonly CommandDeclaration[]): string[] {
     .map((declaration) => declaration.path.join(' '));
 }
 
+const registry = { behaviours: COMMAND_BEHAVIOURS, commands: COMMANDS };
+
 describe('resume registry (from the command declarations)', () => {
   it('every report-writing command can be resumed, or says why not', () => {
     expect(withoutResume(COMMANDS)).toEqual([]);
@@ -36,7 +37,7 @@ describe('resume registry (from the command declarations)', () => {
     });
     const behaviours = new Map([...COMMAND_BEHAVIOURS, ['roster push', { run: async () => async () => 0 }]]);
     expect(withoutResume([...COMMANDS, added])).toEqual(['roster push']);
-    expect(resumeEntry('roster push', behaviours, [...COMMANDS, added])).toEqual({
+    expect(resumeEntry('roster push', { behaviours, commands: [...COMMANDS, added] })).toEqual({
       notResumable: 'its command declares no way to resume',
     });
   });
@@ -47,7 +48,7 @@ describe('resume registry (from the command declarations)', () => {
       expect.arrayContaining(['user sync', 'schedule push', 'collection add', 'invigilators remove']),
     );
     for (const name of rerun) {
-      const entry = resumeEntry(name, COMMAND_BEHAVIOURS);
+      const entry = resumeEntry(name, registry);
       expect('run' in entry && entry.run, name).toBe(COMMAND_BEHAVIOURS.get(name)!.run);
       expect(typeof ('input' in entry ? await entry.input() : undefined), name).toBe('function');
       expect('keptOptions' in entry && entry.keptOptions.names, name).toEqual(
@@ -57,13 +58,13 @@ describe('resume registry (from the command declarations)', () => {
   });
 
   it('runs show, runs resume and an unknown command name why they cannot be resumed', () => {
-    expect(resumeEntry('runs show', COMMAND_BEHAVIOURS)).toEqual({
+    expect(resumeEntry('runs show', registry)).toEqual({
       notResumable: expect.stringContaining('sends nothing'),
     });
-    expect(resumeEntry('runs resume', COMMAND_BEHAVIOURS)).toEqual({
+    expect(resumeEntry('runs resume', registry)).toEqual({
       notResumable: expect.stringContaining('resume that run again'),
     });
-    expect(resumeEntry('user frobnicate', COMMAND_BEHAVIOURS)).toEqual({
+    expect(resumeEntry('user frobnicate', registry)).toEqual({
       notResumable: 'this examctl has no command "user frobnicate"',
     });
   });

@@ -35,7 +35,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   // Applied already: a dry run says so too, as apply would (its own run moved the store since the plan).
   const before = await appliedBefore(place);
   if (before !== undefined) return appliedAlready(plan.id, given, before, place, options.json === true, deps);
-  const entry = resumeEntry(plan.command, deps.behaviours ?? new Map());
+  const entry = resumeEntry(plan.command, deps);
   if ('notResumable' in entry)
     throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
   // The plan's own settings and target; a target flag given to apply must name the same (refused otherwise).

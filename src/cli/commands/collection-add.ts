@@ -108,7 +108,7 @@ export async function collectionAddInput(
   return {
     records:
       file !== undefined
-        ? await fileRecords(file, { ...read, profile, baseUrl }, fieldFlags, deps)
+        ? fileRecords(file, { ...read, profile, baseUrl }, deps)
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
@@ -137,12 +137,11 @@ function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
 /** The flags that give one collection's fields (COLLECTION_FIELD_OPTIONS). */
 type CollectionFieldFlags = OptionsOf<typeof COLLECTION_FIELD_OPTIONS>;
 
-async function fileRecords(
+function fileRecords(
   file: string,
   input: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
-  flags: CollectionFieldFlags,
   deps: CommandDeps,
-): Promise<() => AsyncIterable<InputRecord>> {
+): () => AsyncIterable<InputRecord> {
   let read: AsyncIterable<InputRecord> | undefined;
   return () =>
     (read ??= readInput(file, deps, {

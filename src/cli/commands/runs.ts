@@ -47,8 +47,7 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
   try {
     return await showRun(run, options, deps, {
-      input: (withUnits) =>
-        runInput(run, resumeEntry(run.header.command, deps.behaviours ?? new Map()), deps, withUnits),
+      input: (withUnits) => runInput(run, resumeEntry(run.header.command, deps), deps, withUnits),
       leavers: leaverRows,
     });
   } finally {
@@ -93,7 +92,7 @@ async function resumeRun(
     let pin = await givenPin({ pin: pinFlag, pinFile }, pinned ? deps : { ...deps, env });
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
+    const entry = resumeEntry(opened.record.header.command, deps);
     if ('notResumable' in entry)
       throw new RunJournalError(
         `run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`,

@@ -84,7 +84,6 @@ export async function runAdoptSchedules(
     'schedules',
     {
       file: rest.file,
-      population: undefined,
       source,
       unitsOf: (batches) => input.units(batches),
       entryOf: sittingsOnStore,
@@ -109,7 +108,6 @@ export async function runAdoptCollections(
     'collections',
     {
       file,
-      population: undefined,
       source,
       unitsOf: (batches) => input.units(batches),
       entryOf: () => collectionEntryOf,
@@ -123,7 +121,7 @@ export async function runAdoptCollections(
 /** What the command says of the file beside what it adopts: its name and how its units are made. */
 interface AdoptedFile<P> {
   file: string;
-  population: string | undefined;
+  population?: string | undefined;
   source: RecordSource;
   unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
   entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];

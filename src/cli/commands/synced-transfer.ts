@@ -5,7 +5,7 @@ import { memorySourceCheck } from '../../context/loose-permissions.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
 import { UsageError } from '../../system/errors.js';
 import { describeSystemError } from '../../system/system-error-words.js';
-import { formatBytes, formatCount } from '../../formats/number-format.js';
+import { formatBytes } from '../../formats/number-format.js';
 import { say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
