@@ -117,10 +117,7 @@ export async function runPipeline<P, R = never>(
   });
   const afterWrites = new AfterWrites();
   const dispatcher = new RecordDispatcher(job, {
-    api:
-      api !== null && target.kind === 'remote' && job.sendsTogether !== true
-        ? answersInTurns(api, scheduler, afterWrites)
-        : api,
+    api: api !== null && remote !== undefined ? answersInTurns(api, scheduler, afterWrites) : api,
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
