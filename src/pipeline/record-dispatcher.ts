@@ -152,11 +152,7 @@ export class RecordDispatcher<P, R> {
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalled(() => journal.refused(n, unit, prepared.problems), undefined);
-      return entryOf(
-        { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems },
-        unit,
-        this.job.command,
-      );
+      return this.entryOf({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit);
     }
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
@@ -168,7 +164,7 @@ export class RecordDispatcher<P, R> {
           () => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)),
           undefined,
         );
-      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.job.command);
+      return this.entryOf({ source: unit.source, id: unit.id, ...outcome }, unit);
     }
     const api = this.options.api;
     if (api === null) {
@@ -176,7 +172,7 @@ export class RecordDispatcher<P, R> {
       const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
       if (note !== undefined) item.note = note;
       if (unit.plannedAction !== undefined) item.action = unit.plannedAction;
-      return entryOf(item, unit, this.job.command);
+      return this.entryOf(item, unit);
     }
     if (journal === undefined) {
       const payload = prepared.value;
@@ -310,7 +306,7 @@ export class RecordDispatcher<P, R> {
   /** A unit the stopped run never sent: withdrawn at the end, its memory intent taken back as for a refusal. */
   private notSentAfterAll(unit: Unit<P>, problems: Problem[] = this.notSent()): ReportEntry {
     if (this.options.journal !== undefined) this.job.refused?.(unit, false, true);
-    return skipped(unit, this.job.command, problems);
+    return this.skipped(unit, problems);
   }
 
   /** The reason on an item the stopped run did not send (`refused`: its problems), in `runs show`'s words. */
@@ -358,11 +354,11 @@ export class RecordDispatcher<P, R> {
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
     if (error instanceof InterruptedError && this.options.signal?.aborted) {
       this.stopReason ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit, this.job.command, this.notSent());
+      if (!(error instanceof AnswerLostError)) return this.skipped(unit, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, this.job.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
+      return this.skipped(unit, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
     }
     // Answered 2xx but unreadable: the others go on; the run ends as a target failure (exit 3, resumable).
     if (error instanceof AnswerUnreadableError) {
@@ -370,17 +366,17 @@ export class RecordDispatcher<P, R> {
       if (this.options.signal?.aborted) this.stopReason ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, this.job.command, [
+      return this.skipped(unit, [
         problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.options.journal?.id)),
       ]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    if (error instanceof StoreReplacedError) return skipped(unit, this.job.command, this.notSent());
+    if (error instanceof StoreReplacedError) return this.skipped(unit, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
       return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
-    return skipped(unit, this.job.command, [
+    return this.skipped(unit, [
       problem(
         '',
         error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
@@ -413,7 +409,7 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return entryOf(item, unit, this.job.command);
+    return this.entryOf(item, unit);
   }
 
   private unsettled(unit: Unit<P>): void {
@@ -425,6 +421,23 @@ export class RecordDispatcher<P, R> {
     const maxErrors = this.options.maxErrors;
     if (maxErrors !== undefined && this.failures >= maxErrors && this.stopReason === undefined)
       this.stopReason = { kind: 'max-errors' };
+  }
+
+  private skipped(unit: Unit<P>, errors: Problem[]): ReportEntry {
+    return this.entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit);
+  }
+
+  /** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
+  private entryOf(item: ReportItem, unit: Unit<P>): ReportEntry {
+    // Every item comes here new: its keys are added in the report's order.
+    item.plan = unitAction(unit, item, this.job.command);
+    const done = item.status === 'ok' || item.status === 'partial';
+    if (unit.membership !== undefined && done) Object.assign(item, unit.membership);
+    if (unit.changes !== undefined && done && item.action !== 'created' && item.action !== 'unchanged')
+      item.changes = unit.changes;
+    if (unit.warnings !== undefined && unit.warnings.length > 0) item.warnings = unit.warnings;
+    if (unit.mapped !== undefined) item.mapped = unit.mapped;
+    return { item, rows: unit.rows };
   }
 }
 
@@ -439,23 +452,6 @@ function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number
 
 function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined): Promise<void> {
   return memory === undefined ? journal : Promise.all([journal, memory]).then(() => undefined);
-}
-
-function skipped(unit: Unit<unknown>, command: string, errors: Problem[] = []): ReportEntry {
-  return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit, command);
-}
-
-/** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
-function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): ReportEntry {
-  // Every item comes here new: its keys are added in the report's order.
-  item.plan = unitAction(unit, item, command);
-  const done = item.status === 'ok' || item.status === 'partial';
-  if (unit.membership !== undefined && done) Object.assign(item, unit.membership);
-  if (unit.changes !== undefined && done && item.action !== 'created' && item.action !== 'unchanged')
-    item.changes = unit.changes;
-  if (unit.warnings !== undefined && unit.warnings.length > 0) item.warnings = unit.warnings;
-  if (unit.mapped !== undefined) item.mapped = unit.mapped;
-  return { item, rows: unit.rows };
 }
 
 function withoutId(outcome: Outcome): Outcome {
