@@ -56,14 +56,7 @@ import {
   type PlannedAction,
   type RetryCounts,
 } from '../port/integration-api.js';
-import {
-  withRetries,
-  type HttpAnswer,
-  type NetworkFailure,
-  type RetriedCall,
-  type RetryLimits,
-  type RetryNote,
-} from './retry-loop.js';
+import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits } from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
@@ -138,11 +131,6 @@ const NEVER_SENT_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
-
-/** TLS certificate refusals: the same at every attempt, so never retried. */
-function isCertificateFailure(code: string | undefined): boolean {
-  return code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
-}
 
 /** Why a 2xx answer was not kept, in words; undefined when the attempt failed otherwise (retried). */
 export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
@@ -226,7 +214,8 @@ export function networkFailure(error: unknown): NetworkFailure {
   if (err instanceof ProxyTunnelError)
     return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
   const code = systemErrorCode(err);
-  const certificate = isCertificateFailure(code);
+  // A TLS certificate refusal: the same at every attempt, so never retried.
+  const certificate = code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
   return {
     kind: 'network',
     error: err,
@@ -399,9 +388,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       }
     }
 
-    onRetry(note: RetryNote): void {
+    onRetry(cause: string): void {
       retries.total += 1;
-      retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
+      retries.byCause[cause] = (retries.byCause[cause] ?? 0) + 1;
     }
   }
 

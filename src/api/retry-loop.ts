@@ -21,12 +21,6 @@ export interface NetworkFailure {
   permanent?: boolean;
 }
 
-/** One retry, for the run's count of retries by cause. */
-export interface RetryNote {
-  /** A short cause: the status (`503`), `network` or `timeout`. */
-  cause: string;
-}
-
 export interface RetryLimits {
   maxAttempts: number;
   maxRetryTimeMs: number;
@@ -55,8 +49,8 @@ export interface RetriedCall<T> {
    * `lostAttempt`: why an earlier attempt may have reached the service without its answer reaching us.
    */
   settle(answer: HttpAnswer, lostAttempt: string | undefined): T;
-  /** Told before each retry's wait. */
-  onRetry?: (note: RetryNote) => void;
+  /** Told before each retry's wait, with its cause: the status (`503`), `network` or `timeout`. */
+  onRetry?: (cause: string) => void;
 }
 
 /**
@@ -137,7 +131,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
         throw new TransientTargetError(`${failed}${asked}`);
       }
       call.debug?.(`${call.debugLabel()} retrying in ${delay}ms (${retryReason})`);
-      call.onRetry?.({ cause });
+      call.onRetry?.(cause);
       await limits.sleep(delay, call.signal);
     }
   } catch (error) {

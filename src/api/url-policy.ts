@@ -101,19 +101,15 @@ export function checkToken(token: string): void {
 }
 
 /**
- * Why `id` cannot be one segment of a request's path, or undefined. `.` and `..` are steps in a
- * path to every URL normaliser on the way (a proxy, a gateway, WHATWG URL), and so are their
- * percent-encoded forms (`%2E%2E`, RFC 3986 6.2.2.2): no encoding keeps them an id, and the
- * request, token included, would reach another route. No id of the API is such a step.
+ * `id` as one segment of a request's path: every id the remote client puts in a path passes here. `.` and `..`
+ * are steps in a path to every URL normaliser on the way (a proxy, a gateway, WHATWG URL), and so are their
+ * percent-encoded forms (`%2E%2E`, RFC 3986 6.2.2.2): no encoding keeps them an id, and the request, token
+ * included, would reach another route. No id of the API is such a step: refused.
  */
-export function pathIdProblem(id: string, what: string): string | undefined {
-  if (id !== '.' && id !== '..') return undefined;
-  return `${what} "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent`;
-}
-
-/** `id` as one segment of a request's path: every id the remote client puts in a path passes here. */
 export function pathSegment(id: string, what: string): string {
-  const problem = pathIdProblem(id, what);
-  if (problem !== undefined) throw new UsageError(problem);
+  if (id === '.' || id === '..')
+    throw new UsageError(
+      `${what} "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent`,
+    );
   return encodeURIComponent(id);
 }

@@ -14,11 +14,12 @@ import {
   validateFields,
   type FieldRule,
   tableWire,
+  textPattern,
   type FieldOf,
   type RecordOf,
   type RuleTable,
 } from './field-rules.js';
-import { codePointLength, hasForbiddenNameCharacter, LOWER_ALNUM, NAME_FORBIDDEN_CLASS } from './text-rules.js';
+import { codePointLength, hasForbiddenNameCharacter, LOWER_ALNUM } from './text-rules.js';
 
 /** The API text's message of code 802. */
 export const COLLECTION_EXTERNAL_ID_MESSAGE = 'ExternalId must be alphanumeric (a-z, 0-9)';
@@ -34,7 +35,7 @@ const titleRule: FieldRule<'Title', string, true> = {
       .string()
       .min(1)
       .max(COLLECTION_TITLE_LIMIT - 1)
-      .regex(new RegExp(`^[^${NAME_FORBIDDEN_CLASS}]*[^\\s${NAME_FORBIDDEN_CLASS}][^${NAME_FORBIDDEN_CLASS}]*$`))
+      .regex(textPattern(true, true) as RegExp)
       .describe(
         `Required, not blank${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}. ` +
           NAME_CHARACTERS_DOC,

@@ -3,7 +3,8 @@ import { UNNUMBERED } from './codes.js';
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
-import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
+import { exceedsLength, hasForbiddenNameCharacter } from './text-rules.js';
+import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
 /** The zod namespace, passed to the wire builders by the one module that imports zod at run time. */
 export type Zod = typeof z;
@@ -209,7 +210,7 @@ export function caseInsensitivePattern(values: readonly string[]): RegExp {
 }
 
 /** The character rule of a name, with or without "not blank", as one pattern. */
-function textPattern(required: boolean, name: boolean): RegExp | undefined {
+export function textPattern(required: boolean, name: boolean): RegExp | undefined {
   const c = NAME_FORBIDDEN_CLASS;
   if (required && name) return new RegExp(`^[^${c}]*[^\\s${c}][^${c}]*$`);
   if (name) return new RegExp(`^[^${c}]*$`);

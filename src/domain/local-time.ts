@@ -267,6 +267,13 @@ export interface WrittenTime {
   value: string;
 }
 
+/** A text read into another form, as messages quote it (`written`: the file's or a flag's text). */
+export function writtenTime(field: string, written: string, reading: { value: string; zone?: string }): WrittenTime {
+  const time: WrittenTime = { field, text: written.trim(), value: reading.value };
+  if (reading.zone !== undefined) time.zone = reading.zone;
+  return time;
+}
+
 export interface LocalTimeOptions {
   format?: DateFormat | undefined;
   timeZone?: string | undefined;
@@ -498,12 +505,7 @@ export function readRecordDates(
     if (reading.ok) {
       if (reading.value !== value) {
         (out ??= { ...fields })[key] = reading.value;
-        written?.push({
-          field: prefix + key,
-          text: value.trim(),
-          value: reading.value,
-          ...(reading.zone !== undefined ? { zone: reading.zone } : {}),
-        });
+        written?.push(writtenTime(prefix + key, value, reading));
       }
     } else {
       out ??= { ...fields };

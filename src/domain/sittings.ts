@@ -38,20 +38,13 @@ interface SittingRow {
 }
 
 /** One schedule's rows, grouped; `T` is what the caller attaches to each row (its report rows). */
-export interface Sitting<T> {
-  /** What the caller attached to each row, in row order. */
-  attached: T[];
-  /** The ScheduleExtId the rows and defaults give (null: a run chooses it, docs/runs.md, "An id examctl chooses"). */
-  id(): string | null;
-  candidateCount(): number;
-  /** The whole request, checked; problems carry the line they are about. */
-  prepare(): Validation<PreparedSchedule>;
-}
+export type Sitting<T> = Pick<SittingGroup<T>, 'attached' | 'id' | 'prepare'>;
 
 /** A sittings row's schedule fields: the Schedule's, and the request's Workflow and Upsert. */
 export const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((column) => column.name));
 
-class SittingGroup<T> implements Sitting<T> {
+class SittingGroup<T> {
+  /** What the caller attached to each row, in row order. */
   readonly attached: T[] = [];
   /** Schedule fields, plus the request-level Workflow and Upsert. */
   private readonly fields: Record<string, unknown>;
@@ -115,14 +108,12 @@ class SittingGroup<T> implements Sitting<T> {
     });
   }
 
+  /** The ScheduleExtId the rows and defaults give (null: a run chooses it, docs/runs.md, "An id examctl chooses"). */
   id(): string | null {
     return idOf(this.fields, 'ScheduleExtId');
   }
 
-  candidateCount(): number {
-    return this.candidates.length;
-  }
-
+  /** The whole request, checked; problems carry the line they are about. */
   prepare(): Validation<PreparedSchedule> {
     const { Workflow, Upsert, ...schedule } = this.fields;
     const body: Record<string, unknown> = { Schedule: schedule, Candidates: this.candidates };

@@ -110,7 +110,6 @@ export function normaliseGuid(key: string): string {
 export const HTTP_URL_PATTERN =
   /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
 
-export { NAME_FORBIDDEN_CLASS };
 const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u');
 
 export function hasForbiddenNameCharacter(s: string): boolean {

@@ -27,11 +27,11 @@ import {
   GUID_PATTERN,
   hasForbiddenNameCharacter,
   HTTP_URL_PATTERN,
-  NAME_FORBIDDEN_CLASS,
   normaliseDateOfBirth,
   USER_EXTERNAL_ID,
   WHITESPACE,
 } from './text-rules.js';
+import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
 const MAX_LABELS = 20;
 const MAX_LABEL_LENGTH = 100;

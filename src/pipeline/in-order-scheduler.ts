@@ -19,16 +19,13 @@ export class InOrderScheduler<T extends object> {
   private readonly pending: Slot<T>[] = [];
   private inFlight = 0;
   private wakeSender: (() => void) | undefined;
-  private readonly emit: (item: T) => void | Promise<void>;
 
-  constructor(private readonly options: InOrderSchedulerOptions<T>) {
-    this.emit = options.emit;
-  }
+  constructor(private readonly options: InOrderSchedulerOptions<T>) {}
 
   /** Takes the next item; a promise only when the caller must wait (window or buffer full, `emit` pushed back). */
   accept(item: T | Promise<T>): void | Promise<void> {
     if (!(item instanceof Promise)) {
-      if (this.pending.length === 0) return this.emit(item);
+      if (this.pending.length === 0) return this.options.emit(item);
       this.pending.push({ item, answer: undefined, failed: false, error: undefined });
       return this.settle();
     }
@@ -50,11 +47,7 @@ export class InOrderScheduler<T extends object> {
     return this.settle();
   }
 
-  /** A pending answer that cannot stop the run frees its slot early (answersInTurns); `retake` as it is handed on. */
-  freeEarly(): void {
-    this.answered();
-  }
-
+  /** An answer handed on after its slot was freed early (`answered`, answersInTurns) takes one again. */
   retake(): void {
     this.inFlight += 1;
   }
@@ -70,8 +63,8 @@ export class InOrderScheduler<T extends object> {
     await Promise.allSettled(answers);
   }
 
-  /** A slot was answered: its request slot is free for the sender. */
-  private answered(): void {
+  /** A slot was answered, or an answer that cannot stop the run freed its slot early: free for the sender. */
+  answered(): void {
     this.inFlight -= 1;
     // An answer handed on after its slot was freed early (`retake`) frees none: the sender sleeps on.
     if (this.inFlight >= this.options.window) return;
@@ -84,14 +77,14 @@ export class InOrderScheduler<T extends object> {
   private async emitHead(): Promise<void> {
     const head = this.pending.shift() as Slot<T>;
     if (head.failed === true) throw head.error;
-    await this.emit(head.item ?? (await (head.answer as Promise<T>)));
+    await this.options.emit(head.item ?? (await (head.answer as Promise<T>)));
   }
 
   /** Emits what is known at the head; waits while the buffer or the window is full. */
   private settle(): void | Promise<void> {
     const pending = this.pending;
     while (pending.length > 0 && pending[0]!.item !== undefined) {
-      const wait = this.emit((pending.shift() as Slot<T>).item as T);
+      const wait = this.options.emit((pending.shift() as Slot<T>).item as T);
       if (wait !== undefined) return wait.then(() => this.settle());
     }
     if (pending.length >= this.options.maxBuffered) return this.emitHead().then(() => this.settle());

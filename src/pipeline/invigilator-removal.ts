@@ -118,9 +118,7 @@ function interpret(
     const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
     if (notAnInvigilator && missingOk) return { status: 'ok', errors: [], action: 'unchanged', note };
     // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
-    return notAnInvigilator
-      ? { status: 'failed', errors: capProblems(listed), note }
-      : { status: 'failed', errors: capProblems(listed) };
+    return { status: 'failed', errors: capProblems(listed), ...(notAnInvigilator ? { note } : {}) };
   };
 }
 

@@ -15,9 +15,8 @@ export const NO_MEMORY = 'none';
 
 /** The store's head (docs/sync.md, "Where the store stands"), exact; null where it cannot be said or asked. */
 export async function targetStoreMark(target: ResolvedTarget): Promise<string | null> {
-  if (target.kind !== 'local')
-    return target.tokenSource === undefined ? null : ((await storeHead(target, [], true))?.head ?? null);
-  return (await storeHead(target, [], false))?.head ?? null;
+  if (target.kind !== 'local' && target.tokenSource === undefined) return null;
+  return (await storeHead(target, [], target.kind !== 'local'))?.head ?? null;
 }
 
 /** The sync memory's position: a digest of every memory file or the state document; NO_MEMORY where there is none. */

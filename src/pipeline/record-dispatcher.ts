@@ -66,10 +66,8 @@ function recordedOf(durable: Promise<void>): Recorded {
 /** Each unit's fate in input order, and the stop rules (docs/architecture.md, "The life of a record"). */
 export class RecordDispatcher<P, R> {
   private failures = 0;
-  private stop: StopReason | undefined;
-  private readonly signal: AbortSignal | undefined;
-  private readonly api: IntegrationApi | null;
-  private readonly journal: RunJournaling | undefined;
+  /** Why the run stopped sending, once it did. */
+  stopReason: StopReason | undefined;
   /** The next unit's position, its key in the run journal. */
   private position = 0;
   /** Units announced by `expect` and not dispatched yet, in input order from `upcomingHead`. */
@@ -101,9 +99,6 @@ export class RecordDispatcher<P, R> {
     >,
     private readonly options: DispatchOptions,
   ) {
-    this.signal = options.signal;
-    this.api = options.api;
-    this.journal = options.journal;
     this.recordAhead = options.journal === undefined || options.api === null ? 0 : (options.recordAhead ?? 0);
   }
 
@@ -121,14 +116,10 @@ export class RecordDispatcher<P, R> {
     this.recordAheadFrom(this.position, this.upcomingHead);
   }
 
-  get stopReason(): StopReason | undefined {
-    return this.stop;
-  }
-
   /** Synchronous unless the unit is sent: validation-only items cost no promise. */
   dispatch(given: Unit<P>): ReportEntry | Promise<ReportEntry> {
     const n = this.position++;
-    const journal = this.journal;
+    const journal = this.options.journal;
     const upcoming = this.nextUpcoming(given, n);
     const unit = this.sentAgain(given, n);
     const prepared = unit.prepared;
@@ -156,16 +147,12 @@ export class RecordDispatcher<P, R> {
         return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined)
+    if (this.stopReason !== undefined)
       return this.notSentAfterAll(unit, this.notSent(prepared.ok ? undefined : prepared.problems));
     if (!prepared.ok) {
       this.countFailure();
-      if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
-      return entryOf(
-        { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems },
-        unit,
-        this.job.command,
-      );
+      if (journal !== undefined) this.journalled(() => journal.refused(n, unit, prepared.problems), undefined);
+      return this.entryOf({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit);
     }
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
@@ -173,26 +160,19 @@ export class RecordDispatcher<P, R> {
       // Unchanged since a run: journaled compactly; one acknowledged to this run's lost attempt (`sent`): a line.
       const since = action === 'unchanged' ? unit.unsent.since : undefined;
       if (journal !== undefined)
-        this.journalledSync(() =>
-          since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since),
+        this.journalled(
+          () => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)),
+          undefined,
         );
-      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.job.command);
+      return this.entryOf({ source: unit.source, id: unit.id, ...outcome }, unit);
     }
-    const api = this.api;
+    const api = this.options.api;
     if (api === null) {
       const note = unit.plannedNote ?? unit.goesAgain;
-      const item: ReportItem = {
-        source: unit.source,
-        id: unit.id,
-        status: 'ok',
-        errors: [],
-        ...(note === undefined ? {} : { note }),
-      };
-      return entryOf(
-        unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
-        unit,
-        this.job.command,
-      );
+      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
+      if (note !== undefined) item.note = note;
+      if (unit.plannedAction !== undefined) item.action = unit.plannedAction;
+      return this.entryOf(item, unit);
     }
     if (journal === undefined) {
       const payload = prepared.value;
@@ -231,7 +211,7 @@ export class RecordDispatcher<P, R> {
   ): Promise<ReportEntry> {
     // Stopped while it waited for its fsync: not sent (a resume sends it). One before --max-errors was reached is.
     this.checkStop();
-    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return this.notSentAfterAll(unit);
+    if (this.stopReason !== undefined && this.stopReason.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
     try {
       const watch = this.job.headWatch?.();
@@ -248,7 +228,7 @@ export class RecordDispatcher<P, R> {
         Object.assign(entry.item, { inDoubt: true, id: chosen });
       return entry;
     }
-    const settled = this.journalled(journal, n, unit, outcome);
+    const settled = this.journalled(() => journal.answered(n, unit, outcome), outcome);
     // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
     return this.answer(
       unit,
@@ -261,7 +241,9 @@ export class RecordDispatcher<P, R> {
 
   /** The unit as it goes: one a restore of the store lost (RunJournaling.lost) is sent again, memory or not. */
   private sentAgain(unit: Unit<P>, n: number): Unit<P> {
-    return unit.unsent !== undefined && this.journal?.lost?.(n, unit) === true ? { ...unit, unsent: undefined } : unit;
+    return unit.unsent !== undefined && this.options.journal?.lost?.(n, unit) === true
+      ? { ...unit, unsent: undefined }
+      : unit;
   }
 
   /** The announced entry of the unit at position n, after `recordAheadFrom`; undefined if not announced. */
@@ -272,7 +254,7 @@ export class RecordDispatcher<P, R> {
     this.recordAheadFrom(n, this.upcomingHead - 1);
     if (n >= this.lookedAhead) {
       // Stopped before this unit was looked at: its outcome may still stand (a resume).
-      entry.kept = (this.journal as RunJournaling).kept(n, unit);
+      entry.kept = (this.options.journal as RunJournaling).kept(n, unit);
       this.lookedAhead = n + 1;
     }
     return entry;
@@ -280,9 +262,9 @@ export class RecordDispatcher<P, R> {
 
   /** Puts announced units up to `recordAhead` past n on record when fewer than half are: half a window a write. */
   private recordAheadFrom(n: number, head: number): void {
-    if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
+    if (this.recordAhead === 0 || this.stopReason !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
     const upcoming = this.upcoming;
-    const journal = this.journal as RunJournaling;
+    const journal = this.options.journal as RunJournaling;
     const from = Math.max(this.lookedAhead, n);
     const to = Math.min(n + this.recordAhead, n + upcoming.length - head);
     const writes: [Upcoming<P>, Promise<void>][] = [];
@@ -323,16 +305,16 @@ export class RecordDispatcher<P, R> {
 
   /** A unit the stopped run never sent: withdrawn at the end, its memory intent taken back as for a refusal. */
   private notSentAfterAll(unit: Unit<P>, problems: Problem[] = this.notSent()): ReportEntry {
-    if (this.journal !== undefined) this.job.refused?.(unit, false, true);
-    return skipped(unit, this.job.command, problems);
+    if (this.options.journal !== undefined) this.job.refused?.(unit, false, true);
+    return this.skipped(unit, problems);
   }
 
   /** The reason on an item the stopped run did not send (`refused`: its problems), in `runs show`'s words. */
   private notSent(refused?: Problem[]): Problem[] {
-    const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
+    const gone = this.stopReason?.kind === 'target-failed' && this.stopReason.error instanceof StoreReplacedError;
     const reason = notSentReason(
-      this.stop?.kind === 'max-errors',
-      this.journal?.id,
+      this.stopReason?.kind === 'max-errors',
+      this.options.journal?.id,
       gone,
       this.options.piped,
       refused !== undefined,
@@ -342,9 +324,9 @@ export class RecordDispatcher<P, R> {
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
   private checkStop(): void {
-    if (this.stop !== undefined) return;
-    if (this.signal?.aborted) {
-      this.stop = { kind: 'interrupted' };
+    if (this.stopReason !== undefined) return;
+    if (this.options.signal?.aborted) {
+      this.stopReason = { kind: 'interrupted' };
       return;
     }
     const failure = this.options.stopWhen?.();
@@ -354,60 +336,53 @@ export class RecordDispatcher<P, R> {
   /** The first target failure stops the run and is the one it ends with. */
   private targetFailed(error: unknown): Error {
     const fatal = error instanceof Error ? error : new Error(String(error));
-    if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+    if (this.stopReason?.kind !== 'target-failed') this.stopReason = { kind: 'target-failed', error: fatal };
     return fatal;
   }
 
-  /** An answer journaled; a failed journal (a full disk) stops the run as a target failure would. */
-  private journalled(journal: RunJournaling, n: number, unit: Unit<P>, outcome: Outcome): Outcome {
+  /** A journal write, else `otherwise`: a failed journal (a full disk) stops the run as a target failure would. */
+  private journalled<T>(write: () => T, otherwise: T): T {
     try {
-      return journal.answered(n, unit, outcome);
+      return write();
     } catch (error) {
       this.targetFailed(error);
-      return outcome;
-    }
-  }
-
-  /** A refusal or an unsent unit's outcome, journaled as `journalled` does. */
-  private journalledSync(call: () => void): void {
-    try {
-      call();
-    } catch (error) {
-      this.targetFailed(error);
+      return otherwise;
     }
   }
 
   /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
-    if (error instanceof InterruptedError && this.signal?.aborted) {
-      this.stop ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit, this.job.command, this.notSent());
+    if (error instanceof InterruptedError && this.options.signal?.aborted) {
+      this.stopReason ??= { kind: 'interrupted' };
+      if (!(error instanceof AnswerLostError)) return this.skipped(unit, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, this.job.command, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
+      return this.skipped(unit, [problem('', ErrorCode.NoDefiniteAnswer, error.message)]);
     }
     // Answered 2xx but unreadable: the others go on; the run ends as a target failure (exit 3, resumable).
     if (error instanceof AnswerUnreadableError) {
       // After the interrupt (a 2xx cut by the service, or too large): interrupted, not failed by the target.
-      if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
+      if (this.options.signal?.aborted) this.stopReason ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, this.job.command, [
-        problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.journal?.id)),
+      return this.skipped(unit, [
+        problem('', ErrorCode.NoDefiniteAnswer, noDefiniteAnswerReason(error.message, this.options.journal?.id)),
       ]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    if (error instanceof StoreReplacedError) return skipped(unit, this.job.command, this.notSent());
+    if (error instanceof StoreReplacedError) return this.skipped(unit, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
       return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
-    return skipped(unit, this.job.command, [
+    return this.skipped(unit, [
       problem(
         '',
         error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
-        error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message,
+        error instanceof TransientTargetError
+          ? noDefiniteAnswerReason(fatal.message, this.options.journal?.id)
+          : fatal.message,
       ),
     ]);
   }
@@ -417,10 +392,10 @@ export class RecordDispatcher<P, R> {
     if (outcome.status === 'failed') this.countFailure();
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
-    if (outcome.status === 'ok' && this.journal !== undefined)
-      this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
+    if (outcome.status === 'ok' && this.options.journal !== undefined)
+      this.job.acknowledged?.(unit, payload, outcome, this.options.journal.id, false);
     else if (outcome.status === 'partial' || outcome.mayHaveApplied === true) this.unsettled(unit);
-    else if (outcome.status === 'failed' && this.journal !== undefined)
+    else if (outcome.status === 'failed' && this.options.journal !== undefined)
       this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
     // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.
     const item: ReportItem = {
@@ -434,18 +409,35 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return entryOf(item, unit, this.job.command);
+    return this.entryOf(item, unit);
   }
 
   private unsettled(unit: Unit<P>): void {
-    if (this.journal !== undefined) this.job.unsettled?.(unit);
+    if (this.options.journal !== undefined) this.job.unsettled?.(unit);
   }
 
   private countFailure(): void {
     this.failures += 1;
     const maxErrors = this.options.maxErrors;
-    if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined)
-      this.stop = { kind: 'max-errors' };
+    if (maxErrors !== undefined && this.failures >= maxErrors && this.stopReason === undefined)
+      this.stopReason = { kind: 'max-errors' };
+  }
+
+  private skipped(unit: Unit<P>, errors: Problem[]): ReportEntry {
+    return this.entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit);
+  }
+
+  /** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
+  private entryOf(item: ReportItem, unit: Unit<P>): ReportEntry {
+    // Every item comes here new: its keys are added in the report's order.
+    item.plan = unitAction(unit, item, this.job.command);
+    const done = item.status === 'ok' || item.status === 'partial';
+    if (unit.membership !== undefined && done) Object.assign(item, unit.membership);
+    if (unit.changes !== undefined && done && item.action !== 'created' && item.action !== 'unchanged')
+      item.changes = unit.changes;
+    if (unit.warnings !== undefined && unit.warnings.length > 0) item.warnings = unit.warnings;
+    if (unit.mapped !== undefined) item.mapped = unit.mapped;
+    return { item, rows: unit.rows };
   }
 }
 
@@ -460,24 +452,6 @@ function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number
 
 function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined): Promise<void> {
   return memory === undefined ? journal : Promise.all([journal, memory]).then(() => undefined);
-}
-
-function skipped(unit: Unit<unknown>, command: string, errors: Problem[] = []): ReportEntry {
-  return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit, command);
-}
-
-/** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
-function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): ReportEntry {
-  item.plan = unitAction(unit, item, command);
-  const done = item.status === 'ok' || item.status === 'partial';
-  const withMembership = unit.membership !== undefined && done ? { ...item, ...unit.membership } : item;
-  const withChanges =
-    unit.changes !== undefined && done && item.action !== 'created' && item.action !== 'unchanged'
-      ? { ...withMembership, changes: unit.changes }
-      : withMembership;
-  const withWarning =
-    unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withChanges, warnings: unit.warnings } : withChanges;
-  return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
 }
 
 function withoutId(outcome: Outcome): Outcome {

@@ -117,10 +117,7 @@ export async function runPipeline<P, R = never>(
   });
   const afterWrites = new AfterWrites();
   const dispatcher = new RecordDispatcher(job, {
-    api:
-      api !== null && target.kind === 'remote' && job.sendsTogether !== true
-        ? answersInTurns(api, scheduler, afterWrites)
-        : api,
+    api: api !== null && remote !== undefined ? answersInTurns(api, scheduler, afterWrites) : api,
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
@@ -323,13 +320,13 @@ async function dispatchAll<P, R>(
 /** The API as a run's dispatcher sees it (bench/README.md, "Session 40: sending"). */
 function answersInTurns(
   api: IntegrationApi,
-  slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>,
+  slots: Pick<InOrderScheduler<ReportEntry>, 'answered' | 'retake'>,
   afterWrites: AfterWrites,
 ): IntegrationApi {
   const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
     call.then((result) => {
       if (result.envelope.Success !== true) return result;
-      slots.freeEarly();
+      slots.answered();
       return new Promise<ApiResult<T>>((resolve) => afterWrites.add(() => (slots.retake(), resolve(result))));
     });
   return {

@@ -16,7 +16,7 @@ import { RECORD_COLUMNS } from '../domain/columns.js';
 import { SCHEDULE_ID_RULE } from '../domain/one-id-per-file.js';
 import { isGiven, unknownFieldProblem } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
-import { readRecordDates, readTypedDateTime, type WrittenTime } from '../domain/local-time.js';
+import { readRecordDates, readTypedDateTime, writtenTime, type WrittenTime } from '../domain/local-time.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { keepingHeader } from '../input/index.js';
 import { isScheduleRequestRecord, type InputRecord, type SourceRef } from '../input/record.js';
@@ -132,13 +132,7 @@ async function scheduleDefaults(
       const reading = readTypedDateTime(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;
-      if (reading.value !== value.trim())
-        written.push({
-          field,
-          text: value.trim(),
-          value: reading.value,
-          ...(reading.zone !== undefined ? { zone: reading.zone } : {}),
-        });
+      if (reading.value !== value.trim()) written.push(writtenTime(field, value, reading));
       continue;
     }
     defaults.schedule[field] = value;

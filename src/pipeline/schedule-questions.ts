@@ -221,19 +221,19 @@ function hasFieldColumn(record: InputRecord, shaping: RecordShaping, field: stri
   return fieldColumns(record, shaping).some((name) => normalizeColumnName(name) === normalizeColumnName(field));
 }
 
+/** The schedule fields a sittings row may give itself, which win over the flags. */
+const ROW_SCHEDULE_CELLS = ['ScheduleExtId', 'StartDateTime'] as const;
+
 function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
-  return hasFieldColumn(record, shaping, 'ScheduleExtId') || hasFieldColumn(record, shaping, 'StartDateTime');
+  return ROW_SCHEDULE_CELLS.some((field) => hasFieldColumn(record, shaping, field));
 }
 
-/** A sittings row's own schedule cells (ScheduleExtId, StartDateTime), which win over the flags. */
+/** A sittings row's own schedule cells (ROW_SCHEDULE_CELLS). */
 function scheduleCells(record: InputRecord): Record<string, unknown> {
   const cells: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(record.fields)) {
-    const key = normalizeColumnName(name);
-    if (key === normalizeColumnName('ScheduleExtId') && value !== '' && value !== undefined)
-      cells.ScheduleExtId = value;
-    if (key === normalizeColumnName('StartDateTime') && value !== '' && value !== undefined)
-      cells.StartDateTime = value;
+    const field = ROW_SCHEDULE_CELLS.find((cell) => normalizeColumnName(cell) === normalizeColumnName(name));
+    if (field !== undefined && value !== '' && value !== undefined) cells[field] = value;
   }
   return cells;
 }
