@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
+const { COMMANDS } = await import(join(root, 'dist/cli/program.js'));
 const tables = join(root, 'dist/doc-tables.mjs');
 await build({
   entryPoints: [join(root, 'scripts/doc-tables.ts')],
@@ -29,6 +30,7 @@ const quiet = { write: () => undefined };
 const program = buildProgram(
   { stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root },
   () => undefined,
+  COMMANDS,
 );
 const docs = [
   join(root, 'README.md'),
