@@ -141,7 +141,7 @@ export const ITEM_CODE_TEXT: Record<
 > = {
   IdRepeatedInFile: {
     cause:
-      "An id (a user's or collection's ExternalId, an invigilator id, a sitting's ScheduleExtId and CandidateExtId) appears twice in one input file, ignoring case: the later row fails, naming the first.",
+      "An id (a user's or collection's ExternalId, an invigilator id, a sitting's ScheduleExtId and CandidateExtId) appears twice in one input file (user ids compared ignoring case, collection and schedule ids exactly): both rows fail, each naming the other's line, so neither is taken as the one the file meant.",
     fix: 'Keep one row per id: merge the two rows, or correct the id that is wrong.',
   },
   ScheduleRowsDisagree: {

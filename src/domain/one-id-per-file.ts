@@ -1,6 +1,6 @@
 /**
- * docs/interpretations.md, "One file, one id": an id appears once in one input (code null: a rule about the
- * file). record-job.ts, OneIdPerFile, runs it on every command's input. Pure.
+ * docs/interpretations.md, "One file, one id": an id appears once in one input (code 9009, examctl's: no API
+ * code says it). record-job.ts, OneIdPerFile, runs it on every command's input. Pure.
  */
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';

@@ -5,6 +5,7 @@ import {
   SCHEDULE_ID_RULE,
   USER_ID_RULE,
 } from '../../src/domain/one-id-per-file.js';
+import { ITEM_CODE_TEXT } from '../../src/domain/codes.js';
 import { prepareScheduleRequest, scheduleIdOf } from '../../src/domain/sittings.js';
 import { OneIdPerFile, unitPerRecord } from '../../src/pipeline/record-job.js';
 import type { InputRecord } from '../../src/input/record.js';
@@ -46,6 +47,13 @@ describe('OneIdPerFile: an id given twice in one input fails both records', () =
       [4, 'ExternalId U-1 is also on line 2 (as u-1); an id appears once in one file'],
       [5, 'ExternalId u-1 is also on line 2; an id appears once in one file'],
     ]);
+  });
+
+  it('`examctl explain 9009` says what the run does: both records fail, user ids compared ignoring case only', () => {
+    const { cause } = ITEM_CODE_TEXT.IdRepeatedInFile;
+    expect(cause).toMatch(/both (rows|records) fail/);
+    expect(cause).not.toMatch(/the later row fails/);
+    expect(cause).toMatch(/collection and schedule ids exactly/);
   });
 
   it('without the read before (an adoption), the later record fails alone, as before', async () => {
