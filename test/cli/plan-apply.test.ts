@@ -176,6 +176,24 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(summary.actions).toEqual(plan.counts);
     }));
 
+  it('apply names the reviewed file in its rows and problems, as the dry run did, not the copy it reads', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      lines[1] = lines[1]!.replace('amira.haddad@', 'amira.haddad(at)');
+      lines[2] = lines[2]!.replace('Okafor', 'Okafor-Lee');
+      await mkdir(join(dir, 'in'));
+      await writeFile(join(dir, 'in', 'export.csv'), `${lines.join('\n')}\n`);
+      const planned = await cli(['user', 'sync', '--file', 'in/export.csv', '--dry-run', '--plan-out', 'plan.json']);
+      expect(lineWith(planned.stderr, '[stu-2001]')).toContain('in/export.csv:2 ');
+      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
+      expect(applied.code).toBe(1);
+      expect(lineWith(applied.stderr, '[stu-2001]')).toContain('  in/export.csv:2 ');
+      const sources = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).items.map(
+        (item: { source: { file: string; line: number } }) => `${item.source.file}:${item.source.line}`,
+      );
+      expect(sources.slice(0, 2)).toEqual(['in/export.csv:2', 'in/export.csv:3']);
+    }));
+
   it('a plan applied twice sends nothing the second time, and says so', () =>
     withTempDir(async (dir) => {
       const { cli, lines } = await firstNight(dir);

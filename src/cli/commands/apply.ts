@@ -44,18 +44,18 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   for (const name of TYPED_PATHS)
     if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
   // Never asks: the plan a person reviewed is the confirmation (docs/plan.md, "At a terminal").
-  const runOptions: Record<string, unknown> = {
-    ...plan.options,
-    ...flags,
-    ...(await keptInputs(plan, place, given)),
-    yes: true,
-  };
+  const kept = await keptInputs(plan, place, given);
+  const runOptions: Record<string, unknown> = { ...plan.options, ...flags, ...kept, yes: true };
+  // The command reads the kept copy under the name the dry run read, as a piped --file's copy is read: its rows and
+  // problems name the file the person reviewed. The journal keeps the copy's path, which a resume reads.
+  const reviewed = typeof plan.options.file === 'string' && kept.file !== undefined ? plan.options.file : undefined;
   // The id of the run that applies the plan (applying.onRun).
   let run: string | undefined;
   const runDeps: CliDeps = {
     ...deps,
     cwd: plan.cwd,
     invocation: runOptions,
+    ...(reviewed === undefined ? {} : { pipedFile: reviewed, stdinFile: kept.file }),
     keptOptions: entry.keptOptions,
     commandFlags: entry.keptOptions.names,
     applying: {
@@ -83,7 +83,11 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const command = await entry.run();
   let exitCode: number;
   try {
-    exitCode = await command(runOptions as never, runDeps, target);
+    exitCode = await command(
+      (reviewed === undefined ? runOptions : { ...runOptions, file: reviewed }) as never,
+      runDeps,
+      target,
+    );
   } catch (error) {
     // Refused before anything was sent (exit 2): the plan may be applied again.
     if (!dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage) await forgetApplied(place);
