@@ -4,6 +4,7 @@ import type { ScheduleDefaults } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
 import { quoteWritten } from '../domain/written-times.js';
+import { parseDateTime } from '../domain/date-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import type { RecordShaping } from '../input/field-map.js';
@@ -176,7 +177,10 @@ export async function warnBeforeSending(
     const key = id ?? `line ${record.source.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const start = typeof schedule.StartDateTime === 'string' ? Date.parse(schedule.StartDateTime) : Number.NaN;
+    // Read as the rule reads it: a start the rule refuses (30 February, no zone) is that record's problem, no warning.
+    const parsed =
+      typeof schedule.StartDateTime === 'string' ? parseDateTime(schedule.StartDateTime.trim()) : undefined;
+    const start = parsed?.ok === true ? parsed.epochMs : Number.NaN;
     if (!Number.isNaN(start) && start < now) {
       pastCount += 1;
       // The start as the file (or --start) wrote it, with the zone used, then UTC: the row is found by what it says.

@@ -44,6 +44,30 @@ interface Item {
 }
 
 describe('messages about times quote the file', () => {
+  it('no "already past" warning for a start that is no date-time: Date.parse would roll 30 February over, or read 02/01 month first', () =>
+    withTempDir(async (dir) => {
+      const header =
+        'ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName';
+      const rows = [
+        'S-FEB,A-MATH-1,2026-02-30T09:00:00Z',
+        'S-US,A-MATH-1,02/01/2026 09:00',
+        'S-OLD,A-MATH-1,2026-01-05T09:00:00Z',
+      ];
+      const csv = [header, ...rows.map((row, i) => `${row},H-NORTH,North,c-${i},Ann,Lee`)].join('\n');
+      await writeFile(join(dir, 'sittings.csv'), `${csv}\n`);
+      const io = testDeps(dir, {}, { EXAMCTL_NOW: '2026-06-01T10:00:00Z' });
+      const code = await runCli(
+        ['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'sittings.csv', '--dry-run'],
+        io.deps,
+      );
+      expect(code, io.stderr.text).toBe(1);
+      const warning = lineWith(io.stderr.text, 'already past');
+      expect(warning).toContain('S-OLD');
+      expect(warning).not.toContain('S-FEB');
+      expect(warning).not.toContain('S-US');
+      lineWith(io.stderr.text, 'S-FEB', '2026-02-30T09:00:00Z', 'not a real date');
+    }));
+
   it('the "already past" warning, a domain rule and an engine rule name 28/03/2027 09:00 (Europe/London) before the UTC', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'sittings.csv'), SITTINGS);
