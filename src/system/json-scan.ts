@@ -461,8 +461,23 @@ async function scannedInPieces(text: string, scanner: JsonScanner, signal: Abort
   }
 }
 
+/**
+ * Whether the quick scan passes `text` whatever it holds (JSON.parse judges the rest): too short for a
+ * number over MAX_NUMBER_CHARS, no more `{` and `[` (strings' counted too) than `depth`, no count limited.
+ */
+function scanCannotRefuse(text: string, limits: JsonLimits): boolean {
+  if (text.length > MAX_NUMBER_CHARS || limits.entries !== undefined || limits.keys !== undefined) return false;
+  let openings = 0;
+  for (const bracket of '{[')
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++openings > limits.depth) return false;
+  return true;
+}
+
 /** parseJson for a long text that must not hold the event loop (a body `local serve` is sent), in pieces. */
 export async function parseJsonYielding(text: string, limits: JsonLimits, signal?: AbortSignal): Promise<unknown> {
+  // A short body (a create) is parsed without the scan's pass over it: the scan would not refuse it.
+  if (scanCannotRefuse(text, limits)) return parsedAfterScan(text, limits);
   const scanner = new JsonScanner(limits);
   const end = await scannedInPieces(text, scanner, signal);
   const after = scanner.skipSpace(text, end);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /*
@@ -88,7 +88,16 @@ export function readRegularFileSync(path: string): string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotRegularFileError(path, kindOf(stat));
-    return readFileSync(fd, 'utf8');
+    // The size fstat gave, in one read where it fits: readFileSync's options and its second read
+    // to find the end cost every batch (CURRENT is replaced by a rename, never grown in place).
+    const bytes = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const got = readSync(fd, bytes, read, bytes.length - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    return bytes.toString('utf8', 0, read);
   } finally {
     closeSync(fd);
   }

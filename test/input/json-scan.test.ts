@@ -3,6 +3,7 @@
  * as the whole does; nesting far past any stack is a fault, not an overflow; faults name the line,
  * the column and what was expected, and quote nothing of the text.
  */
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
   JsonFault,
@@ -177,6 +178,36 @@ describe('JsonScanner', () => {
     await expect(parsing).rejects.toThrow('interrupted');
     await expect(parseJsonYielding(`${text} x`, { depth: 8 })).rejects.toThrow(/one value only/);
     await expect(parseJsonYielding('{"a": [1, 2}', { depth: 8 })).rejects.toThrow(JsonFault);
+  });
+
+  it('a short text parsed without the scan gets the verdict the scan and JSON.parse give (a body of local serve)', async () => {
+    const verdict = async (run: () => unknown): Promise<unknown> => {
+      try {
+        return { value: await run() };
+      } catch (error) {
+        if (error instanceof JsonFault) return { fault: error.kind };
+        throw error;
+      }
+    };
+    // Short texts of brackets, strings and numbers, at a small depth bound: nesting past it, brackets in strings.
+    const piece = fc.constantFrom('[', ']', '{', '}', '"', '"a":', '"[{":', ',', '1', '-2.5e3', 'true', ' ', '\\', 'x');
+    const text = fc.oneof(
+      fc.array(piece, { maxLength: 60 }).map((parts) => parts.join('')),
+      fc.jsonValue({ maxDepth: 5 }).map((value) => JSON.stringify(value)),
+    );
+    await fc.assert(
+      fc.asyncProperty(text, fc.integer({ min: 1, max: 4 }), async (json, depth) => {
+        fc.pre(json.length <= 400);
+        const limits = { depth };
+        expect(await verdict(() => parseJsonYielding(json, limits))).toEqual(
+          await verdict(() => parseJson(json, limits)),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+    // A number over 400 characters is refused either way: too long a text for the short way.
+    await expect(parseJsonYielding(`[${'1'.repeat(401)}]`, { depth: 8 })).rejects.toThrow(/at most 400 characters/);
+    await expect(parseJsonYielding('[[[[1]]]]', { depth: 3 })).rejects.toMatchObject({ kind: 'depth' });
   });
 
   it("the CLI's stop ends any long parse at the next piece, at a marker (issue 81: a map file, a world file, a memory export, a state document)", async () => {
