@@ -496,6 +496,22 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       );
     }));
 
+  it('a document removed on the service (a state deleted, an address changed) reads as no memory yet: --require-memory refuses that night, without it the night sends everything (exit 0), so the nightly recipe needs both (found by a trial)', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      for (const path of [...server.states.keys()]) server.states.delete(path);
+      const required = await sync(dir, env, '--require-memory');
+      expect(required.code, required.stderr).toBe(2);
+      expectCoded(required.stderr, 'E2501', server.address('n'));
+      expect(itemsOf(required.stdout).every((item) => item.status === 'skipped')).toBe(true);
+      const unguarded = await sync(dir, env);
+      expect(unguarded.code, unguarded.stderr).toBe(0);
+      expect((JSON.parse(unguarded.stdout) as { syncMemory: { found: boolean } }).syncMemory.found).toBe(false);
+      expect(itemsOf(unguarded.stdout).filter((item) => item.note?.includes('--changed-only'))).toEqual([]);
+    }));
+
   it.each(['SIGTERM', 'SIGINT'])('stores at %s: the run stopped after sending keeps what was acknowledged', (signal) =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_RUNS_DIR: join(dir, 'runs') };
