@@ -119,6 +119,10 @@ export async function resolveSettings(
     env,
     chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl },
   );
+  // A job's EXAMCTL_PROFILE that a typed --profile beats is said unused, as a beaten variable naming a target is.
+  const variable = nonEmpty(env.EXAMCTL_PROFILE)?.trim();
+  if (named?.via === '--profile' && variable !== undefined && variable !== named.name)
+    target.unused = [...(target.unused ?? []), 'EXAMCTL_PROFILE'];
   const urls = [
     [flags.baseUrl, '--base-url'],
     [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'],

@@ -159,7 +159,7 @@ export class StateService {
       if (Date.now() >= deadline) {
         throw new StoreLockedError(
           `the sync memory at ${this.address} is locked by ${holder.words}; gave up after ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS). Wait for that run to end. ` +
-            `If it no longer runs (killed), release its lock: examctl synced unlock ${holder.id ?? '<lock id>'} --sync-dir ${this.address}`,
+            `If it no longer runs (killed), release its lock: ${this.unlockVariables()}examctl synced unlock ${holder.id ?? '<lock id>'} --sync-dir ${this.address}`,
           { code: 'E3021' },
         );
       }
@@ -167,6 +167,15 @@ export class StateService {
         onWait?.(`waiting for ${holder.words}: it holds the lock of the sync memory at ${this.address}`);
       await sleep(Math.min(2000, 100 * 2 ** attempt, Math.max(1, deadline - Date.now())));
     }
+  }
+
+  /**
+   * The unlock place this run was given, as the release command a refusal prints must carry it: typed where the
+   * job's variables are not set (GitLab answers the default UNLOCK with 405).
+   */
+  private unlockVariables(): string {
+    const address = this.unlockAddress === this.address ? '' : `EXAMCTL_SYNC_UNLOCK_ADDRESS=${this.unlockAddress} `;
+    return address + (this.unlockMethod === 'UNLOCK' ? '' : `EXAMCTL_SYNC_UNLOCK_METHOD=${this.unlockMethod} `);
   }
 
   /** Releases a lock (this run's, or by its id one a killed run left: `synced unlock`). */

@@ -187,6 +187,12 @@ describe('codes a command line produces, in the text and in --json', () => {
     withTempDir(async (dir) => {
       const missing = ['user', 'sync', '--file', 'nope.csv', '--target', 'local'];
       expect(await codeOf(dir, missing)).toEqual(['E2101', 'E2101']);
+      // The export a CI job imports is an input file too (found by a trial: it was E2000, kind usage).
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      expect(await codeOf(dir, ['synced', 'import', 'nope.json', '--target', 'local'], env)).toEqual([
+        'E2101',
+        'E2101',
+      ]);
       mkdirSync(join(dir, 'folder.csv'));
       expect(await codeOf(dir, ['user', 'sync', '--file', 'folder.csv', '--target', 'local'])).toEqual([
         'E2102',

@@ -91,6 +91,16 @@ describe('two typed flags naming two targets (f01)', () => {
       expect(
         lineWith(target.stderr, 'target: local store ', '(--store)', 'EXAMCTL_TARGET=remote not used'),
       ).toBeTruthy();
+      // A job's EXAMCTL_PROFILE beaten by a typed --profile (found by a trial): said, as the other variables are.
+      const staging = await cli(dir, ['config', 'set-profile', 'stg', '--base-url', STAGING]);
+      expect(staging.code, staging.stderr).toBe(0);
+      const profile = await cli(dir, ['--profile', 'prod', ...SYNC], { EXAMCTL_PROFILE: 'stg' });
+      expect(profile.code, profile.stderr).toBe(0);
+      expect(
+        lineWith(profile.stderr, `target: remote ${PROD} (profile prod)`, 'EXAMCTL_PROFILE not used', '(--profile)'),
+      ).toBeTruthy();
+      const same = await cli(dir, ['--profile', 'prod', ...SYNC], { EXAMCTL_PROFILE: 'prod' });
+      expect(same.stderr).not.toContain('EXAMCTL_PROFILE not used');
       const url = await cli(dir, ['--target', 'remote', ...SYNC], { EXAMCTL_BASE_URL: STAGING });
       expect(url.stderr).toContain(
         'the default profile prod is not used: EXAMCTL_BASE_URL names another target than its own',

@@ -56,6 +56,14 @@ const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
 /** The requests to the memory's own address (and its lock): a run's intents written ahead go to `<address>-intents-<n>`. */
 const memoryRequests = () => server.requests.filter((request) => !request.path.includes('-intents-'));
 
+/** The command an E3021 prints to release a lock: its variables (`NAME=value ` before it) and its arguments. */
+function releaseCommand(stderr: string): [Record<string, string>, string[]] {
+  const words = /release its lock: (.*)$/m.exec(stderr)![1]!.split(' ');
+  const at = words.indexOf('examctl');
+  const variables = words.slice(0, at).map((word) => word.split(/=(.*)/s) as [string, string]);
+  return [Object.fromEntries(variables), words.slice(at + 1)];
+}
+
 function itemsOf(stdout: string): { id: string; action?: string; status: string; note?: string }[] {
   return (JSON.parse(stdout) as { items: { id: string; action?: string; status: string; note?: string }[] }).items;
 }
@@ -152,9 +160,11 @@ describe("GitLab's managed state: the lock at <address>/lock, POST and DELETE", 
         '2026-11-21T02:00:00Z',
         '0 ms (EXAMCTL_LOCK_TIMEOUT_MS)',
       );
-      expect(locked.stderr).toContain(`examctl synced unlock f00d --sync-dir ${address}`);
       expect(server.requests.some((request) => request.method === 'GET')).toBe(false);
-      const released = await cli(dir, ['synced', 'unlock', 'f00d'], env);
+      // The release command as printed, run where the job's variables are not set (found by a trial: GitLab answered 405).
+      const [variables, argv] = releaseCommand(locked.stderr);
+      expect(argv).toEqual(['synced', 'unlock', 'f00d', '--sync-dir', address]);
+      const released = await cli(dir, argv, variables);
       expect(released.code, released.stderr).toBe(0);
       expect(server.locks.size).toBe(0);
       expect((await sync(dir, env)).code).toBe(0);
@@ -494,6 +504,22 @@ describe("a run on a state service (Terraform's LOCK and UNLOCK)", () => {
       expect(shown.stderr).toContain(
         `no sync memory in ${server.address('n')}; if a nightly sync kept one here, it was lost`,
       );
+    }));
+
+  it('a document removed on the service (a state deleted, an address changed) reads as no memory yet: --require-memory refuses that night, without it the night sends everything (exit 0), so the nightly recipe needs both (found by a trial)', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      for (const path of [...server.states.keys()]) server.states.delete(path);
+      const required = await sync(dir, env, '--require-memory');
+      expect(required.code, required.stderr).toBe(2);
+      expectCoded(required.stderr, 'E2501', server.address('n'));
+      expect(itemsOf(required.stdout).every((item) => item.status === 'skipped')).toBe(true);
+      const unguarded = await sync(dir, env);
+      expect(unguarded.code, unguarded.stderr).toBe(0);
+      expect((JSON.parse(unguarded.stdout) as { syncMemory: { found: boolean } }).syncMemory.found).toBe(false);
+      expect(itemsOf(unguarded.stdout).filter((item) => item.note?.includes('--changed-only'))).toEqual([]);
     }));
 
   it.each(['SIGTERM', 'SIGINT'])('stores at %s: the run stopped after sending keeps what was acknowledged', (signal) =>

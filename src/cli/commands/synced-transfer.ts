@@ -4,7 +4,7 @@ import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from 
 import { memorySourceCheck } from '../../context/loose-permissions.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
 import { UsageError } from '../../system/errors.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { cannotRead } from '../../input/text-source.js';
 import { formatBytes } from '../../formats/number-format.js';
 import { say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
@@ -102,7 +102,7 @@ export async function runImport(
     if (error instanceof UsageError) throw error;
     if (error instanceof NotRegularFileError || error instanceof FileTooLargeError)
       throw new UsageError(`${file}: ${error.message}`);
-    throw new UsageError(`cannot read ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw cannotRead(file, error);
   }
   const { document, replaced } = await importMemory(place, resolved.report, text, file, {
     force: force ?? false,
