@@ -1,6 +1,6 @@
 import { say } from '../formats/terminal-text.js';
 import { namedFirst } from '../formats/number-format.js';
-import type { ScheduleDefaults } from '../domain/index.js';
+import type { ScheduleDefaults } from '../domain/sittings.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
 import { quoteWritten } from '../domain/written-times.js';

@@ -16,7 +16,7 @@ import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-
 import type { TargetOf } from '../context/resolved-target.js';
 import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { notCountOrPercent, parseCountOrPercent } from '../flags/flag-values.js';
-import { ErrorCode } from '../domain/index.js';
+import { ErrorCode } from '../domain/codes.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';

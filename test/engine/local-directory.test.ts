@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleRequest } from '../../src/domain/types.js';
 import { worldDirectory } from '../../src/engine/directory.js';
-import { validateScheduleRequest } from '../../src/domain/index.js';
+import { validateScheduleRequest } from '../../src/domain/schedule.js';
 import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
 describe('local directory for prompts', () => {

@@ -1,6 +1,8 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
-import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
+import { COLLECTION_COLUMNS } from '../../domain/columns.js';
+import { coerceAndValidateCollection } from '../../domain/coercion.js';
+import { validateCollection } from '../../domain/collection.js';
 import { collectionForSending } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';

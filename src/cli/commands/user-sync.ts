@@ -1,6 +1,8 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { groupErrorProblems } from '../../api/envelope-errors.js';
-import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
+import { coerceAndValidateUser } from '../../domain/coercion.js';
+import { USER_COLUMNS } from '../../domain/columns.js';
+import { validateUser } from '../../domain/user.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { UserRequest } from '../../domain/types.js';
 import type { UserResponseContent } from '../../domain/user.js';
