@@ -18,13 +18,8 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, COLLECTION_FIELD_OPTIONS, type CollectionAddOptions } from './collection-add.options.js';
 import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
-import {
-  idOf,
-  readInput,
-  sourceRowsOf,
-  type InputFlagOptions,
-  type SheetFlagOptions,
-} from '../../pipeline/command-input.js';
+import { readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
+import { idOf } from '../../domain/record-id.js';
 import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';

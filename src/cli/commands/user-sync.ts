@@ -13,7 +13,8 @@ import { unitPerRecord, type RecordJob, type Unit, type RunOptions } from '../..
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
-import { idOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { idOf } from '../../domain/record-id.js';
 import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
