@@ -13,7 +13,6 @@ import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead, readUtf8Chunks, type TextOptions } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
-import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
@@ -51,7 +50,7 @@ const MAX_JSON_LIST_BYTES = 16 << 20;
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
   const lines: number[] = [];
-  const value = parseJsonDocument(text, file, INPUT_LIMITS, {
+  const value = parseJsonDocument(text, file, {
     onEntry: (path, line) => path.length === 1 && lines.push(line),
   });
   // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.
