@@ -492,7 +492,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (other !== undefined)
       Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
-    if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
+    if (lostAttempt !== undefined && saysAlreadyExists(route, payload, envelope)) {
       result.createdByLostAttempt = true;
       result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;
     }
