@@ -42,27 +42,17 @@ function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
 }
 
 /**
- * True when a failed answer to `method route` with `payload` says only that the entity already
+ * True when a failed answer to `POST route` with `payload` says only that the entity already
  * exists. Any other problem beside it means the request itself was refused: not "already exists".
  */
-export function saysAlreadyExists(
-  method: string,
-  route: string,
-  payload: unknown,
-  envelope: Envelope<unknown>,
-): boolean {
+export function saysAlreadyExists(route: string, payload: unknown, envelope: Envelope<unknown>): boolean {
   if (envelope.Success) return false;
-  return problemsSayAlreadyExists(method, route, payload, errorsOf(envelope));
+  return problemsSayAlreadyExists(route, payload, errorsOf(envelope));
 }
 
 /** The same rule over an answer's problems, for `runs resume` of an item in flight when its run died. */
-export function problemsSayAlreadyExists(
-  method: string,
-  route: string,
-  payload: unknown,
-  problems: readonly Problem[],
-): boolean {
-  const rule = method === 'POST' ? RULES.find((candidate) => candidate.route === route) : undefined;
+export function problemsSayAlreadyExists(route: string, payload: unknown, problems: readonly Problem[]): boolean {
+  const rule = RULES.find((candidate) => candidate.route === route);
   if (rule === undefined || (rule.applies !== undefined && !rule.applies(payload))) return false;
   return problems.length > 0 && problems.every((problem) => matches(rule, problem));
 }

@@ -48,7 +48,6 @@ import type { Env } from '../system/env-values.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import {
-  isHead,
   servedStoreHead,
   type ApiResult,
   type CallOptions,
@@ -56,6 +55,7 @@ import {
   type PlannedAction,
   type RetryCounts,
 } from '../port/integration-api.js';
+import { isHead } from '../domain/store-head.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits } from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -492,7 +492,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (other !== undefined)
       Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
-    if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
+    if (lostAttempt !== undefined && saysAlreadyExists(route, payload, envelope)) {
       result.createdByLostAttempt = true;
       result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;
     }

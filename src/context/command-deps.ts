@@ -8,8 +8,6 @@ import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
 
-export type { GlobalOptions };
-
 /** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
 export type ApiFactory = (
   target: ResolvedTarget,

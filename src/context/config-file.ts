@@ -133,7 +133,7 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
   }
   // A key given twice, a secret written by hand: refused, except by the commands that take them out.
   const text = decodeTextDocument(bytes, file);
-  const parsed = parseJsonDocument(text, file, undefined, {}, !toChange);
+  const parsed = parseJsonDocument(text, file, {}, !toChange);
   const place = keyPlaces(file, text);
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_FILE, lockHolder, lockTimeoutFromEnv } from '../system/lock.js';
-import { printJson, type CommandDeps, type GlobalOptions } from './command-deps.js';
+import { printJson, type CommandDeps } from './command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import { BUILD_ID } from '../version.js';
 import type { ResolvedTarget } from './resolved-target.js';

@@ -3,7 +3,8 @@ import { isGiven } from '../domain/field-rules.js';
 import { refuseWithheldPins } from '../input/withheld-pins.js';
 import type { InputRecord } from '../input/record.js';
 import { say } from '../formats/terminal-text.js';
-import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
+import { promptsAllowed, type CommandDeps } from './command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import { nonEmpty } from '../system/env-values.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
 

@@ -8,7 +8,7 @@ import type { CommandDeps } from './command-deps.js';
 import { SETTING_KEYS, VALUE_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
 import { parseDateFormat, readTimeSettings, type LocalTimeOptions } from '../domain/local-time.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { withoutUndefined } from '../engine/decision.js';

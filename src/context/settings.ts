@@ -18,7 +18,7 @@ import { flagOf } from '../runs/recorded-options.js';
 import type { RecordKind } from '../domain/columns.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { isGiven } from '../domain/field-rules.js';
-import { normalizeColumnName as fieldKey } from '../formats/column-name.js';
+import { normalizeColumnName as fieldKey } from '../domain/field-names.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 

@@ -8,7 +8,8 @@ import { DEMO_WORLD } from '../system/shipped-file.js';
 import { CURRENT_FILE, storeExists } from '../engine/store/current-file.js';
 import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { say } from '../formats/terminal-text.js';
-import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
+import { type ApiFactory, type CommandDeps, type DirectoryFactory } from './command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import {
   noBaseUrlError,
   noTokenError,

@@ -11,7 +11,7 @@ import type {
 
 export type { Candidate, Schedule, ScheduleRequest, Workflow } from './schedule.js';
 
-export type { GroupError, HierarchyAction, HierarchyMembership, UserRequest } from './user.js';
+export type { GroupError, HierarchyMembership, UserRequest } from './user.js';
 
 export type { CollectionRequest, IdTitle } from './collection.js';
 

@@ -39,7 +39,6 @@ const MAX_IP_ADDRESSES = 100;
 const PASSWORD_MIN = 5;
 const PASSWORD_MAX = 500;
 const HIERARCHY_ACTIONS = ['UPSERT', 'DELETE'] as const;
-export type HierarchyAction = (typeof HIERARCHY_ACTIONS)[number];
 
 export const HIERARCHY_FLAG_FIELDS = [
   'IsCoordinator',

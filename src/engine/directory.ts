@@ -19,7 +19,7 @@ import { byKey } from '../domain/key-order.js';
 import { userView } from './user-rules.js';
 import { changedFieldsOf } from './decision.js';
 import { decideSchedule } from './schedule-rules.js';
-import { isRootHierarchy, OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
+import { OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
 export function directoryOver(view: () => EngineView): LocalDirectory {
@@ -149,7 +149,6 @@ function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntr
       title: hierarchy.Title,
       path: pathOf(hierarchy),
       active: hierarchy.Active,
-      root: isRootHierarchy(hierarchy),
     })),
   );
 }

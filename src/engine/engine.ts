@@ -1,12 +1,10 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import type { LocalDirectory } from '../port/local-directory.js';
-import {
-  validateCollection,
-  validateInvigilatorRemoval,
-  validateScheduleRequest,
-  validateUser,
-} from '../domain/index.js';
+import { validateCollection } from '../domain/collection.js';
+import { validateInvigilatorRemoval } from '../domain/invigilators.js';
+import { validateScheduleRequest } from '../domain/schedule.js';
+import { validateUser } from '../domain/user.js';
 import type { CollectionResponseContent, InvigilatorsResponseContent } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 import type { WorldUser } from '../domain/world.js';

@@ -1,4 +1,6 @@
-import { ErrorCode, idLengthProblem, reviewSessionNotFoundProblem, type ProblemCode } from '../domain/index.js';
+import { ErrorCode, type ProblemCode } from '../domain/codes.js';
+import { idLengthProblem } from '../domain/review-session.js';
+import { reviewSessionNotFoundProblem } from '../domain/messages.js';
 import { problem, type Problem } from '../domain/problem.js';
 import type { InvigilatorError, InvigilatorsResponseContent, ReviewSession } from '../domain/types.js';
 import type { WorldSchedule } from '../domain/world.js';

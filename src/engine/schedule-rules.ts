@@ -1,12 +1,12 @@
+import { CANDIDATE_USER_PROFILE_FIELDS } from '../domain/schedule.js';
 import {
-  CANDIDATE_USER_PROFILE_FIELDS,
   checkScheduleSpan,
   defaultEndDateTime,
   externalIdTakenProblem,
   hierarchyInactiveMessage,
   hierarchyNotFoundMessage,
   userNameTakenProblem,
-} from '../domain/index.js';
+} from '../domain/messages.js';
 import { problem, type Problem } from '../domain/problem.js';
 import { SCHEDULE_TITLE_MAX } from '../domain/schedule.js';
 import type { Candidate, ScheduleRequest } from '../domain/types.js';

@@ -1,13 +1,11 @@
+import { ErrorCode } from '../domain/codes.js';
 import {
-  ErrorCode,
   externalIdTakenProblem,
   hierarchyInactiveMessage,
   hierarchyNotFoundMessage,
   userNameTakenProblem,
-  HIERARCHY_FLAG_FIELDS,
-  USER_FIELDS_NOT_IN_VIEW,
-  USER_VIEW_FIELDS,
-} from '../domain/index.js';
+} from '../domain/messages.js';
+import { HIERARCHY_FLAG_FIELDS, USER_FIELDS_NOT_IN_VIEW, USER_VIEW_FIELDS } from '../domain/user.js';
 import { problem, type Problem } from '../domain/problem.js';
 import type { GroupError, UserRequest } from '../domain/types.js';
 import type { StoredUserView, UserResponseContent } from '../domain/user.js';

@@ -65,7 +65,7 @@ function userHints(key: string, user: WorldUser): string[] {
   return hints;
 }
 
-export function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
+function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
   return hierarchy.Parent === undefined || hierarchy.Parent === null;
 }
 

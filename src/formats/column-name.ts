@@ -1,7 +1,5 @@
 const NON_ASCII = /[^\x00-\x7f]/;
 
-export { normalizeColumnName } from '../domain/field-names.js';
-
 /**
  * The key a value table's word and a cell's word are compared by (docs/input-formats.md, "Map
  * files"): a hyphen, an underscore or a space between two characters matters, so `Year 1-2` (a

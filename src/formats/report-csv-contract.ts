@@ -3,7 +3,7 @@
  * see it (docs/cli-contract.md, "Run report"). Pure.
  */
 import { UsageError } from '../system/errors.js';
-import { normalizeColumnName } from './column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { isRunId } from '../domain/record-id.js';
 
 /** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */

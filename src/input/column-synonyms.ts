@@ -2,7 +2,7 @@
  * What an export's column most likely means, for the unknown-columns message's `--map` hint (nothing is mapped
  * unasked). Keys compared as headers are; the first field the command takes wins. SIS and HR exports.
  */
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 
 const SYNONYMS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [

@@ -7,7 +7,8 @@ import { coerceCell, hierarchyEntryCell, hierarchyEntryParts, parseBooleanSpelli
 import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
-import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
+import { valueWordKey } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { counted } from '../formats/number-format.js';
 import { listWithCount } from './name-hints.js';
 import type { ComputedEntry, HierarchyFlag, TemplatePart, ValueTable } from './map-file.js';

@@ -11,7 +11,7 @@ import { quotedValue } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import {
   addedColumnsOf,
   isOkStatus,

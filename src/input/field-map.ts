@@ -12,7 +12,7 @@ import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenT
 import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
 import { requestParts } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/field-names.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
 import type { InputRecord } from './record.js';

@@ -1,7 +1,7 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, reportStatusOf } from './csv-reader.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { notARunReport } from '../formats/report-csv-contract.js';
 import {
   isRunReportHeader,
@@ -13,7 +13,6 @@ import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead, readUtf8Chunks, type TextOptions } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
-import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
@@ -51,7 +50,7 @@ const MAX_JSON_LIST_BYTES = 16 << 20;
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
   const lines: number[] = [];
-  const value = parseJsonDocument(text, file, INPUT_LIMITS, {
+  const value = parseJsonDocument(text, file, {
     onEntry: (path, line) => path.length === 1 && lines.push(line),
   });
   // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.

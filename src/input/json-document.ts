@@ -1,13 +1,6 @@
 import { InputFileError } from '../system/errors.js';
 import { quotedValue } from '../domain/problem.js';
-import {
-  INPUT_LIMITS,
-  JsonFault,
-  parseJson,
-  type JsonLimits,
-  type OnKey,
-  type ScanOptions,
-} from '../system/json-scan.js';
+import { INPUT_LIMITS, JsonFault, parseJson, type OnKey, type ScanOptions } from '../system/json-scan.js';
 
 /**
  * Whole-document JSON (a world file, `--schedule file.json`, the config file, an id list): read
@@ -18,7 +11,6 @@ import {
 export function parseJsonDocument(
   text: string,
   file: string,
-  limits: JsonLimits = INPUT_LIMITS,
   tell: Omit<ScanOptions, 'strict'> = {},
   twice = true,
 ): unknown {
@@ -38,7 +30,7 @@ export function parseJsonDocument(
     objects[path.length]![1].set(key, line);
   };
   try {
-    return parseJson(source, limits, twice ? { ...tell, onKey } : tell);
+    return parseJson(source, INPUT_LIMITS, twice ? { ...tell, onKey } : tell);
   } catch (error) {
     throw jsonFaultError(error, file);
   }

@@ -5,7 +5,8 @@
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
-import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
+import { valueWordKey } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { cannotRead, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
 import { keyLines, MAX_JSON_DEPTH, parseJson, scanJsonYielding, type DuplicateKey } from '../system/json-scan.js';

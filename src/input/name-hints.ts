@@ -1,4 +1,4 @@
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 
 /** Helpers for messages naming what the user wrote: the likely meant name, long lists cut with a count. */
 

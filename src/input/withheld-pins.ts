@@ -3,7 +3,7 @@
  * schedule is never sent without its PIN, nor with the marker as its PIN.
  */
 import { InputRefusedError } from '../system/errors.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { reportStatusOf } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../formats/report-csv-contract.js';

@@ -243,8 +243,6 @@ export function refuseTooLong(id: string, where: string, max?: number, what?: st
   if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
-export { idOf } from '../domain/record-id.js';
-
 export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
   const raw = record.raw;
   if (raw === undefined) return undefined;

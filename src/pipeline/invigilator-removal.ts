@@ -1,6 +1,7 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { capProblems, problemsFrom } from '../api/envelope-errors.js';
-import { ErrorCode, validateInvigilatorRemoval } from '../domain/index.js';
+import { ErrorCode } from '../domain/codes.js';
+import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Problem, Validation } from '../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../domain/types.js';
 import type { Outcome } from './record-job.js';

@@ -1,6 +1,7 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import { UsageError } from '../system/errors.js';
-import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
+import { noInput, promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
 import { openRunReport, type OpenReport } from './report-sinks.js';
 import { openTargetApi } from '../context/target.js';

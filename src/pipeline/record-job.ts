@@ -17,7 +17,8 @@ import type {
   SourceRow,
   SyncMemoryNote,
 } from '../report/run-report.js';
-import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { GlobalOptions } from '../flags/global-options.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */

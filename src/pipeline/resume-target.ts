@@ -5,7 +5,8 @@ import { describeTarget } from '../report/report-writers.js';
 import { nonEmpty } from '../system/env-values.js';
 import { expandPath, runConfig, sameUrl, type ExamctlConfig } from '../context/config-file.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 
 /*
  * The recorded target said, and one that differs from today's never taken on --yes alone (docs/runs.md, "runs resume"):

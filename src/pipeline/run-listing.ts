@@ -2,7 +2,8 @@ import { assertTrustedRunsDir, currentTrust, type RunTrust } from '../runs/run-t
 import { listRuns, pruneRuns } from '../runs/read-run.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { describeTarget } from '../report/report-writers.js';
-import { printJson, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
+import { printJson, type CommandDeps } from '../context/command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import { instantOf } from '../flags/flag-values.js';
 import { printLine, say } from '../formats/terminal-text.js';
 import { counted, formatCount } from '../formats/number-format.js';

@@ -17,7 +17,6 @@ import {
   InputFileError,
   InputRefusedError,
   InterruptedError,
-  messageOf,
   NeverSentTargetError,
   ReportWriteError,
   TargetError,
@@ -37,7 +36,6 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-import type { PlanTap } from './plan-tap.js';
 import { firstRecord } from './command-input.js';
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */

@@ -8,8 +8,8 @@ import {
   withCandidateLines,
   type PreparedSchedule,
   type ScheduleDefaults,
-  type Workflow,
-} from '../domain/index.js';
+} from '../domain/sittings.js';
+import { type Workflow } from '../domain/schedule.js';
 import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
 import { SCHEDULE_TABLE } from '../domain/schedule.js';
 import { RECORD_COLUMNS } from '../domain/columns.js';

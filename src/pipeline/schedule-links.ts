@@ -3,13 +3,8 @@ import type { OpenDirectory, ScheduleLinks } from '../port/local-directory.js';
 import { UsageError } from '../system/errors.js';
 import { csvLine, withUtf8Bom } from '../formats/csv-cell.js';
 import { describeTarget } from '../report/report-writers.js';
-import {
-  printJson,
-  promptIoOf,
-  promptsAllowed,
-  type CommandDeps,
-  type GlobalOptions,
-} from '../context/command-deps.js';
+import { printJson, promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { type GlobalOptions } from '../flags/global-options.js';
 import { openStoreDirectory } from '../context/target.js';
 import type { ResolvedTarget, TargetOf } from '../context/resolved-target.js';
 

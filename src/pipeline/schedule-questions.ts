@@ -1,11 +1,11 @@
 import { say } from '../formats/terminal-text.js';
 import { namedFirst } from '../formats/number-format.js';
-import type { ScheduleDefaults } from '../domain/index.js';
+import type { ScheduleDefaults } from '../domain/sittings.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
 import { quoteWritten } from '../domain/written-times.js';
 import { parseDateTime } from '../domain/date-time.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import type { RecordShaping } from '../input/field-map.js';
 import type { GlobalOptions } from '../flags/global-options.js';

@@ -43,9 +43,7 @@ export function failureProblems(result: ApiResult<unknown>): Problem[] {
 /** A create's lost attempt (docs/runs.md, "runs resume"): a resend refused because the thing already exists. */
 export function createdByLostAttempt(route: string): LostAttemptDid {
   return (answer) =>
-    answer.status === 'failed' && problemsSayAlreadyExists('POST', route, undefined, answer.errors)
-      ? 'created'
-      : undefined;
+    answer.status === 'failed' && problemsSayAlreadyExists(route, undefined, answer.errors) ? 'created' : undefined;
 }
 
 /** A removal's lost attempt: every id of the resend is no longer an invigilator (319). */

@@ -91,8 +91,6 @@ export interface StoreHead {
   changed: string[];
 }
 
-export { isHead };
-
 /** The most heads one question asks (`local serve`'s route takes them in its query). */
 export const MOST_ASKED_HEADS = 64;
 

@@ -60,7 +60,6 @@ export interface HierarchyEntry {
   title: string;
   path: string;
   active: boolean;
-  root: boolean;
 }
 
 export interface ScheduleEntry {

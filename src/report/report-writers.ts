@@ -22,7 +22,7 @@ import {
   WITHHELD_PIN,
   WRITTEN_COLUMNS,
 } from '../formats/report-csv-contract.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
 import { counted, formatCount } from '../formats/number-format.js';

@@ -5,7 +5,7 @@ import { RECORD_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS, type DateFormat } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { openReportFile } from './report-file.js';
 import {
   Column,

@@ -2,13 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  isHead,
-  MOST_ASKED_HEADS,
-  type ApiResult,
-  type CallOptions,
-  type IntegrationApi,
-} from '../port/integration-api.js';
+import { MOST_ASKED_HEADS, type ApiResult, type CallOptions, type IntegrationApi } from '../port/integration-api.js';
+import { isHead } from '../domain/store-head.js';
 import { messageOf, TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { tokenAccepted } from './token-check.js';

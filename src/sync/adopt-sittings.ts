@@ -3,7 +3,8 @@
  * not adopted (each named, exit 1): recorded, `--changed-only` would never send it. A remote target cannot tell.
  */
 import { ErrorCode } from '../domain/codes.js';
-import type { PreparedSchedule, UserRequest } from '../domain/index.js';
+import type { PreparedSchedule } from '../domain/sittings.js';
+import type { UserRequest } from '../domain/user.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';

@@ -8,7 +8,7 @@ import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 import { byKey } from '../domain/key-order.js';
-import { isHead } from '../port/integration-api.js';
+import { isHead } from '../domain/store-head.js';
 import type { SeenHead } from './store-standing.js';
 
 /**

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../domain/codes.js';
-import type { PreparedSchedule } from '../domain/index.js';
+import type { PreparedSchedule } from '../domain/sittings.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget, type SummaryNote } from '../report/report-writers.js';

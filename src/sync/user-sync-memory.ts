@@ -16,12 +16,13 @@ import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-
 import type { TargetOf } from '../context/resolved-target.js';
 import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { notCountOrPercent, parseCountOrPercent } from '../flags/flag-values.js';
-import { ErrorCode } from '../domain/index.js';
+import { ErrorCode } from '../domain/codes.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, linksStoreHolds, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf } from '../domain/record-id.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';

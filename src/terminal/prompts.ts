@@ -7,13 +7,10 @@ import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, input, password, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
-import {
-  roleRequiredProblem,
-  validateCollection,
-  validateInvigilatorRemoval,
-  validateScheduleRequest,
-  validateUser,
-} from '../domain/index.js';
+import { roleRequiredProblem, validateUser } from '../domain/user.js';
+import { validateCollection } from '../domain/collection.js';
+import { validateInvigilatorRemoval } from '../domain/invigilators.js';
+import { validateScheduleRequest } from '../domain/schedule.js';
 import type { Problem } from '../domain/problem.js';
 import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../domain/local-time.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';

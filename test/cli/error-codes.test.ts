@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { ERROR_CODES, errorCodeEntry, type ErrorCodeId } from '../../src/system/error-codes.js';
+import { ERROR_CODES, errorCodeEntry } from '../../src/system/error-codes.js';
 import { ROOT } from '../support/cli.js';
 import { expectCoded } from '../support/coded-message.js';
 import { lineWith } from '../support/facts.js';

@@ -10,7 +10,7 @@ import { unitPerRecord, type RecordJob } from '../../src/pipeline/record-job.js'
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { outcomeOf } from '../../src/pipeline/service-answer.js';
 import { targetOnce } from '../../src/context/target.js';
-import { USER_COLUMNS } from '../../src/domain/index.js';
+import { USER_COLUMNS } from '../../src/domain/columns.js';
 import { readCsvRecords, reportStatusOf } from '../../src/input/csv-reader.js';
 import { readRecords } from '../../src/input/format.js';
 import type { InputRecord } from '../../src/input/record.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { collectionForSending, scheduleTextDoubts } from '../../src/domain/api-text-doubts.js';
-import { coerceAndValidateCollection, validateCollection, validateScheduleRequest } from '../../src/domain/index.js';
+import { coerceAndValidateCollection } from '../../src/domain/coercion.js';
+import { validateCollection } from '../../src/domain/collection.js';
+import { validateScheduleRequest } from '../../src/domain/schedule.js';
 
 /**
  * Where examctl's client is wider than the API text's words, or warns within them

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleRequest } from '../../src/domain/types.js';
 import { worldDirectory } from '../../src/engine/directory.js';
-import { validateScheduleRequest } from '../../src/domain/index.js';
+import { validateScheduleRequest } from '../../src/domain/schedule.js';
 import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
 describe('local directory for prompts', () => {
@@ -30,10 +30,8 @@ describe('store lists for pickers and schedule links', () => {
       title: 'North campus - computer lab',
       path: 'Root / North campus / North campus - computer lab',
       active: true,
-      root: false,
     });
     expect(engine.hierarchies().find((entry) => entry.id === 'H-OLD')?.active).toBe(false);
-    expect(engine.hierarchies().find((entry) => entry.id === 'root')?.root).toBe(true);
     expect(engine.schedules().map((entry) => entry.id)).toEqual(['S-FUTURE', 'S-LIVE', 'S-PAST', 'S-ARCHIVED']);
     expect(engine.schedules().find((entry) => entry.id === 'S-ARCHIVED')?.archived).toBe(true);
   });

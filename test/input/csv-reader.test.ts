@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCsvRecords, reportStatusOf } from '../../src/input/csv-reader.js';
-import { normalizeColumnName } from '../../src/formats/column-name.js';
+import { normalizeColumnName } from '../../src/domain/field-names.js';
 import { listCellEntries } from '../../src/domain/list-cells.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 

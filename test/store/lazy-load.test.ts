@@ -12,10 +12,9 @@ import { writeFormatOneStore } from './format-one.js';
 import { exportEntities, hintsFromValues, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
-let root: string;
 let dir: string;
 
-useTempStore('examctl-lazy-', (made) => ({ root, dir } = made));
+useTempStore('examctl-lazy-', (made) => ({ dir } = made));
 
 const user = (key: string, extra: Record<string, unknown> = {}): Change => ({
   collection: 'users',

@@ -15,10 +15,9 @@ import { ENGINE_INDEXER } from '../../src/engine/view.js';
 import { put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
-let root: string;
 let dir: string;
 
-useTempStore('examctl-table-', (made) => ({ root, dir } = made));
+useTempStore('examctl-table-', (made) => ({ dir } = made));
 
 const users = (state: StoreState): EntityMap => state.get('users') as EntityMap;
 const hex = (crc: number) => crc.toString(16).padStart(8, '0');

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lineWith } from '../support/facts.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { memoryDir } from '../../src/context/target.js';

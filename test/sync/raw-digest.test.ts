@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import {
-  type FaultServer,
-  startUserSyncService,
-  stopUserSyncService,
-  type UserSyncService,
-} from '../support/fault-server.js';
+import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
@@ -28,7 +23,6 @@ const all = range('stu', USERS);
 
 let dir: string;
 let env: Record<string, string>;
-let service: FaultServer;
 let setup: UserSyncService;
 let applied: Record<string, unknown>[];
 
@@ -36,7 +30,7 @@ beforeEach(async () => {
   setup = await startUserSyncService('examctl-raw-digest-', (user) => {
     applied.push(user);
   });
-  ({ dir, env, service } = setup);
+  ({ dir, env } = setup);
   applied = [];
 });
 afterEach(() => stopUserSyncService(setup));

@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -183,37 +183,6 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
     });
   }
   const exported = async (dir: string) => (await cli(dir, ['local', 'export', '--store', 'store'])).stdout;
-
-  /** u-1..u-3 (u3.csv) and u-1, u-2 (u2.csv) served; `sync` runs a nightly --disable-missing night: its items' id, action and a not-on-the-target note. */
-  async function leaverNights(dir: string) {
-    const header = 'ExternalId,FirstName,LastName,Email,Role\n';
-    const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
-    writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
-    writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
-    served = await serve(join(dir, 'store'));
-    return async (file: string, ...more: string[]) => {
-      const run = await cli(dir, [
-        'user',
-        'sync',
-        '--file',
-        file,
-        '--disable-missing',
-        '--changed-only',
-        '--target',
-        'remote',
-        '--base-url',
-        served!.url,
-        '--yes',
-        '--json',
-        ...more,
-      ]);
-      expect(run.code, run.stderr).toBe(0);
-      return (JSON.parse(run.stdout) as { items: { id: string; action?: string; note?: string }[] }).items.map(
-        (item) =>
-          `${item.id} ${item.action}${item.note?.startsWith('not on the target') === true ? `: ${item.note}` : ''}`,
-      );
-    };
-  }
 
   it('a link and a flag a --prune-memberships night removed after the backup are removed again, the night after is quiet (trial48 F03)', () =>
     withTempDir(async (dir) => {

@@ -1,6 +1,8 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
-import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
+import { COLLECTION_COLUMNS } from '../../domain/columns.js';
+import { coerceAndValidateCollection } from '../../domain/coercion.js';
+import { validateCollection } from '../../domain/collection.js';
 import { collectionForSending } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
@@ -16,13 +18,8 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, COLLECTION_FIELD_OPTIONS, type CollectionAddOptions } from './collection-add.options.js';
 import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
-import {
-  idOf,
-  readInput,
-  sourceRowsOf,
-  type InputFlagOptions,
-  type SheetFlagOptions,
-} from '../../pipeline/command-input.js';
+import { readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
+import { idOf } from '../../domain/record-id.js';
 import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';

@@ -12,7 +12,8 @@ import {
   type ProfileSummary,
   type ProfileUpdate,
 } from '../../context/config-file.js';
-import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
+import { type GlobalOptions } from '../../flags/global-options.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { Env } from '../../system/env-values.js';
 import { readTokenFile } from '../../context/remote-settings.js';

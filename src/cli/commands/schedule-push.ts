@@ -1,4 +1,4 @@
-import type { PreparedSchedule } from '../../domain/index.js';
+import type { PreparedSchedule } from '../../domain/sittings.js';
 import { isGiven } from '../../domain/field-rules.js';
 import { SCHEDULE_NOTES, ScheduleMemory } from '../../sync/schedule-memory.js';
 import { onlyWhichOf } from '../../sync/known-ids.js';

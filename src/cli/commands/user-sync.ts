@@ -1,6 +1,8 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { groupErrorProblems } from '../../api/envelope-errors.js';
-import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
+import { coerceAndValidateUser } from '../../domain/coercion.js';
+import { USER_COLUMNS } from '../../domain/columns.js';
+import { validateUser } from '../../domain/user.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { UserRequest } from '../../domain/types.js';
 import type { UserResponseContent } from '../../domain/user.js';
@@ -11,7 +13,8 @@ import { unitPerRecord, type RecordJob, type Unit, type RunOptions } from '../..
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
-import { idOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { idOf } from '../../domain/record-id.js';
 import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';

@@ -9,7 +9,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
-import { isHead } from '../../port/integration-api.js';
+import { isHead } from '../../domain/store-head.js';
 import { CURRENT_FILE } from './current-file.js';
 
 export { CURRENT_FILE };
