@@ -51,7 +51,7 @@ export interface MemoryDocument {
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
   let newest: string | undefined;
-  // Collections' runs record no population: their entries say.
+  // Collections by their entries: an older examctl's collection runs recorded no population.
   for (const [kind, contents] of memories) {
     const populations = kind === 'collections' ? contents.entries.populationsOfEntries() : populationsOf(contents);
     for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;
