@@ -28,9 +28,6 @@ export function refuse<T>(problems: readonly Problem[], status = 400): Decision<
 /**
  * A success, its changes that would store what is already there dropped (docs/engine-rules.md,
  * "How a call runs"); the primary entity's existence before the call tells created from updated.
- * A call that changes anything keeps its primary entity's change, same value or not: the store then
- * records the call as changing that key, which is what a resume asks it (docs/runs.md, "A store
- * restored under a run").
  */
 export function accept<T>(
   view: EngineView,
@@ -38,9 +35,9 @@ export function accept<T>(
   primary: { collection: CollectionName; key: string },
   changes: readonly Change[],
 ): Decision<T> {
-  const differs = (change: Change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined);
-  const isPrimary = (change: Change) => change.collection === primary.collection && change.key === primary.key;
-  const effective = changes.some(differs) ? changes.filter((change) => isPrimary(change) || differs(change)) : [];
+  const effective = changes.filter(
+    (change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined),
+  );
   const action: PlannedAction =
     effective.length === 0
       ? 'unchanged'

@@ -362,25 +362,6 @@ describe('createSchedule: upsert', () => {
     expect(store.commits.length).toBe(commits);
   });
 
-  it("an upsert whose only change is a candidate's user writes the schedule too (a resume asks the store for its key)", async () => {
-    const { engine, store } = demoEngine();
-    const body = scheduleRequest({ Upsert: true, Candidates: [candidate('c-7151')] });
-    expect((await push(engine, body)).action).toBe('created');
-    const renamed = { ...(store.state.get('users')!.get('c-7151') as WorldUser), FirstName: 'Renamed' };
-    await store.transact(() => ({
-      result: undefined,
-      changes: [{ collection: 'users', key: 'c-7151', value: renamed }],
-    }));
-    const again = await push(engine, body);
-    expect(again.action).toBe('updated');
-    expect(
-      store.commits
-        .at(-1)!
-        .map((change) => `${change.collection}:${change.key}`)
-        .sort(),
-    ).toEqual(['schedules:S-NEW-1', 'users:c-7151']);
-  });
-
   it('refuses to change the workflow of an existing schedule', async () => {
     const { engine } = demoEngine();
     const result = await push(

@@ -257,14 +257,6 @@ export const FOUND: Step[][] = [
     { t: 'resume', stop: 1 },
     { t: 'resume', stop: null, kill: true },
   ],
-  // Another writer's push, a user sync renaming u1, a push stopped after S-1's answer, a resume: S-1's request changed
-  // only its candidate's user (u1), so the store records S-1 as changed by it and the resume keeps S-1's answer.
-  [
-    { t: 'other', kind: 'upsert', file: [2, 0, 0] },
-    users([0, 1, 0], null, null, true),
-    { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: 2, copyAt: null },
-    { t: 'resume', stop: null, kill: true },
-  ],
 ];
 
 /** Records per night. */
