@@ -257,6 +257,14 @@ export const FOUND: Step[][] = [
     { t: 'resume', stop: 1 },
     { t: 'resume', stop: null, kill: true },
   ],
+  // Another writer's push whose only change was its candidates' users: the next --changed-only push sends no
+  // schedule again (the store changed none of them; a fix that records such a call as changing each schedule fails).
+  [
+    { t: 'night', kind: 'upsert', file: [0, 1, 0], stop: null, copyAt: null },
+    users([0, 1, 0], null, null, true),
+    { t: 'other', kind: 'upsert', file: [0, 1, 0] },
+    { t: 'night', kind: 'upsert', file: [0, 1, 0], stop: null, copyAt: null, kill: true },
+  ],
 ];
 
 /** Records per night. */
