@@ -8,7 +8,10 @@ import { type GlobalOptions } from '../flags/global-options.js';
 import { nonEmpty } from '../system/env-values.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
 
-/* Where a schedule PIN comes from, and why not only --pin (`ps` shows a command line to every user): docs/security.md, "Other local users". */
+/*
+ * Where a schedule PIN comes from, and why not only --pin (`ps` shows a command line to every user):
+ * docs/security.md, "Other local users".
+ */
 
 /** A PIN is a few digits: a larger "PIN file" is the wrong file, refused unread. */
 const PIN_FILE_MAX_BYTES = 1024;

@@ -30,7 +30,10 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   written?: WrittenTime[];
   /** Settled unsent: --changed-only's `unchanged` (`since`: the run that sent it), or `left` (docs/sync.md). */
   unsent?: { note: string; since?: string; action?: 'left' | 'unchanged' | 'sent' };
-  /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (`re-enables`, a schedule's withdrawn candidates). */
+  /**
+   * What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (`re-enables`, a schedule's
+   * withdrawn candidates).
+   */
   plannedAction?: ItemAction;
   plannedNote?: string;
   /** Why it goes though the file did not change it (sent-memory.ts, goingAgain): its note unless the answer has one. */

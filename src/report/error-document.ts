@@ -29,7 +29,10 @@ interface RunErrorJson {
   code: ErrorCodeId;
   kind: RunErrorKind;
   message: string;
-  /** For `input-file`: the file (`--file`'s as named on the command line, a map file's path), and the line when known. */
+  /**
+   * For `input-file`: the file (`--file`'s as named on the command line, a map file's path), and the line when
+   * known.
+   */
   file?: string;
   line?: number;
   /** For `refused` (and other HTTP failures when the error carries it): the HTTP status. */

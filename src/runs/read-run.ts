@@ -674,7 +674,10 @@ const MAX_END_BYTES = 64 * 1024;
 
 type QuickRun = { header: RunHeaderLine; finished?: { endedAt: string; summary: ReportSummary } };
 
-/** A run's header and, when its last line finishes the run, its end (docs/runs.md, "Run summaries"): else read it whole. */
+/**
+ * A run's header and, when its last line finishes the run, its end (docs/runs.md, "Run summaries"): else read it
+ * whole.
+ */
 async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
   const handle = await openRegularFile(journalPath(runsDir, id)).catch(() => undefined);
   if (handle === undefined) return undefined;

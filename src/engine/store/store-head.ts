@@ -32,7 +32,10 @@ export const unrecordedHead = (generation: number, instance: string | undefined)
 export const headsFileName = (generation: number): string => `heads-${generation}.ndjson`;
 export const serialsFileName = (generation: number): string => `serials-${generation}.ndjson`;
 
-/** Each line of a store's JSON-lines file, parsed (a bad one: StoreDamagedError at its line); none if `optional` and absent. */
+/**
+ * Each line of a store's JSON-lines file, parsed (a bad one: StoreDamagedError at its line); none if `optional`
+ * and absent.
+ */
 async function eachJsonLine(path: string, optional: boolean, each: (value: unknown) => unknown): Promise<void> {
   const handle = await openRegularFile(path).catch((error: unknown) => {
     if (optional && systemErrorCode(error) === 'ENOENT') return undefined;
