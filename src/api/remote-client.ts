@@ -335,6 +335,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         // A value compared with heads recorded before, and kept: never more than a head's 22 characters.
         const head = headerValue(response.headers, 'x-examctl-store-head');
         if (isHead(head)) this.told?.onHead?.(head);
+        const committed = headerValue(response.headers, 'x-examctl-commit-head');
+        if (isHead(committed)) this.told?.onCommitted?.(committed);
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
         if (statusPolicy(response.status) === 'retry') response.release();
         return response;

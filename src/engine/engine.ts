@@ -86,11 +86,14 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       view.apply(decision.changes);
       return decision.result;
     }
-    return store.transact((state) => {
-      // Decided in the session, before its line: the head that line follows (Store.head).
-      if (store.head !== undefined) callOptions?.onHead?.(store.head);
-      return decide(new StoreView(state, lookup));
-    });
+    return store.transact(
+      (state) => {
+        // Decided in the session, before its line: the head that line follows (Store.head).
+        if (store.head !== undefined) callOptions?.onHead?.(store.head);
+        return decide(new StoreView(state, lookup));
+      },
+      callOptions?.onCommitted && ((head) => callOptions.onCommitted!(head)),
+    );
   }
 
   /** An answer that wrote nothing, with the head of the state it stood on (CallOptions.onHead). */

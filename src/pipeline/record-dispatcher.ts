@@ -213,13 +213,13 @@ export class RecordDispatcher<P, R> {
     this.checkStop();
     if (this.stopReason !== undefined && this.stopReason.kind !== 'max-errors') return this.notSentAfterAll(unit);
     let outcome: Outcome;
+    let committed: string | undefined;
     try {
       const watch = this.job.headWatch?.();
-      const options = this.options.callOptions;
-      outcome = goesAgain(
-        unit,
-        await this.job.send(api, payload, watch === undefined ? options : { ...options, onHead: watch }),
-      );
+      let options = this.options.callOptions;
+      if (watch !== undefined) options = { ...options, onHead: watch };
+      if (journal.commitHeads) options = { ...options, onCommitted: (head: string) => void (committed = head) };
+      outcome = goesAgain(unit, await this.job.send(api, payload, options));
     } catch (error) {
       journal.unanswered(n, unit, error);
       const entry = this.failed(unit, error);
@@ -228,7 +228,7 @@ export class RecordDispatcher<P, R> {
         Object.assign(entry.item, { inDoubt: true, id: chosen });
       return entry;
     }
-    const settled = this.journalled(() => journal.answered(n, unit, outcome), outcome);
+    const settled = this.journalled(() => journal.answered(n, unit, outcome, committed), outcome);
     // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
     return this.answer(
       unit,

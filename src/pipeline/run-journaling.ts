@@ -4,11 +4,11 @@ import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import type { IntegrationApi } from '../port/integration-api.js';
+import { MOST_ASKED_HEADS, type IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
 import { APPLIED_BEFORE_INTERRUPT, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
-  appliedHeads,
+  headsToJudge,
   appliedItem,
   digestKey,
   fingerprintInput,
@@ -53,8 +53,13 @@ export interface RunJournaling {
   lost?(n: number, unit: Unit<unknown>): boolean;
   /** A new run whose resume asks the store (`storeKeys`): the store's head as it began, in its journal's header. */
   readonly startHead?: string;
-  /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
-  answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
+  /** The store says where it stands: each answer's commit head (CallOptions.onCommitted) is journaled with it. */
+  readonly commitHeads?: true;
+  /**
+   * Journals the answer, with the head after the commit that holds its changes (`committed`); on a resume, an
+   * "already exists" for a unit in flight before is ok with a note.
+   */
+  answered(n: number, unit: Unit<unknown>, outcome: Outcome, committed?: string): Outcome;
   /** Journals a unit --changed-only did not send (unchanged since run `since`), compactly. */
   unchanged(n: number, since: string): void;
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
@@ -155,7 +160,7 @@ export async function startJournaling(
       if (n > keptAsked) decide(n, unit);
       return otherValues.has(n);
     };
-    return journaling(
+    const journaled = journaling(
       journal,
       {
         kept(n, unit) {
@@ -217,6 +222,7 @@ export async function startJournaling(
       },
       testSignal,
     );
+    return attemptHead === undefined ? journaled : { ...journaled, commitHeads: true };
   }
   const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
   let input = null;
@@ -286,7 +292,7 @@ export async function startJournaling(
     ...(units === undefined ? {} : { units }),
   });
   const journaled = journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
-  return head === undefined ? journaled : { ...journaled, startHead: head };
+  return head === undefined ? journaled : { ...journaled, startHead: head, commitHeads: true };
 }
 
 /** What the store says of a resumed run: the keys it changed since the run began (if known), the kept units it lost. */
@@ -307,7 +313,8 @@ async function storeSinceStart(
   if (head === undefined) return NOTHING_KNOWN;
   const prefix = `${collection}:`;
   const changedSince = new Map<string, ReadonlySet<string>>();
-  for (const at of new Set([head, ...appliedHeads(record)])) {
+  const { starts, commits } = headsToJudge(record);
+  for (const at of new Set([head, ...starts])) {
     const standing = await storeHead(target, [at], true).catch(() => undefined);
     if (standing === undefined) return NOTHING_KNOWN;
     if (standing.holds.includes(at))
@@ -316,8 +323,16 @@ async function storeSinceStart(
         new Set(standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length))),
       );
   }
+  // The commit heads the store holds, asked at most MOST_ASKED_HEADS at a time (`local serve` answers no more).
+  const held = new Set<string>();
+  const asked = [...commits];
+  for (let from = 0; from < asked.length; from += MOST_ASKED_HEADS) {
+    const standing = await storeHead(target, asked.slice(from, from + MOST_ASKED_HEADS), true).catch(() => undefined);
+    if (standing === undefined) return NOTHING_KNOWN;
+    for (const one of standing.holds) held.add(one);
+  }
   // Undefined: restored to before the run began.
-  return { applied: changedSince.get(head), lost: keptButLost(record, changedSince) };
+  return { applied: changedSince.get(head), lost: keptButLost(record, changedSince, held) };
 }
 
 function lostWords(run: string, count: number, sinceStart: boolean): string {
@@ -367,7 +382,7 @@ function journaling(
       return batchDurable;
     },
     onRecord: (count) => testSignal.counted('sent', count),
-    answered(n, unit, outcome) {
+    answered(n, unit, outcome, committed) {
       unanswered.delete(n);
       const settled = resume.settle(n, unit, outcome);
       // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
@@ -382,6 +397,7 @@ function journaling(
         action: settled.action,
         removed,
         note: settled.note,
+        committed,
       });
       testSignal.counted('outcome');
       return settled;

@@ -47,6 +47,13 @@ export interface CallOptions {
    * remote client's from `local serve`'s header `x-examctl-store-head`. The platform says none.
    */
   onHead?(head: string): void;
+  /**
+   * Told the store head right after the commit that holds this call's changes (none: it changed
+   * nothing): a store that holds that head holds them, whatever was restored since (docs/runs.md, "A
+   * store restored under a run"). The local engine's; the remote client's from `local serve`'s header
+   * `x-examctl-commit-head`. The platform says none.
+   */
+  onCommitted?(head: string): void;
 }
 
 export interface RetryCounts {

@@ -24,7 +24,7 @@ const encodesEveryRefField: Exactly<ItemRef, 'n' | 'source' | 'id'> = true;
 const encodesEveryUnsentField: Exactly<UnsentLine, 't' | 'n' | 'source' | 'id' | 'reason'> = true;
 const encodesEveryOutcomeField: Exactly<
   OutcomeLine,
-  't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient'
+  't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient' | 'committed'
 > = true;
 void [encodesEverySourceField, encodesEveryRefField, encodesEveryUnsentField, encodesEveryOutcomeField];
 
@@ -61,6 +61,8 @@ export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
   if (line.action !== undefined) body += `,"action":${JSON.stringify(line.action)}`;
   if (line.note !== undefined) body += `,"note":${JSON.stringify(line.note)}`;
   if (line.removed !== undefined) body += `,"removed":${JSON.stringify(line.removed)}`;
+  // A head is 22 base64url characters (store-head.ts): nothing to escape.
+  if (line.committed !== undefined) body += `,"committed":"${line.committed}"`;
   return `${body}}`;
 }
 

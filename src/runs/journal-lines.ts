@@ -78,6 +78,8 @@ export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'actio
   status: Exclude<ItemStatus, 'skipped'>;
   /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
   transient: boolean;
+  /** The store's head after the commit that holds the answer's changes (CallOptions.onCommitted), where it says. */
+  committed?: string | undefined;
 }
 
 /** `--changed-only`'s units not sent: (first position, count, index into `since`) triples (docs/runs.md). */
@@ -199,7 +201,8 @@ export function checkJournalLine(bytes: Buffer, first: boolean): RunJournalLine 
         typeof body.status === 'string' &&
         STATUSES.has(body.status) &&
         Array.isArray(body.errors) &&
-        typeof body.transient === 'boolean'
+        typeof body.transient === 'boolean' &&
+        (body.committed === undefined || isHead(body.committed))
         ? line
         : 'malformed outcome line';
     case 'unchanged':

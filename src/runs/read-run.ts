@@ -286,9 +286,16 @@ export class RunIndex {
     return head;
   }
 
-  /** Each journaled item whose outcome a resume keeps, its line read back (resume-plan.ts, keptButLost). */
-  *keptItems(): Generator<[number, ReportItem]> {
-    for (const n of this.states.numbers()) if (this.kept(n)) yield [n, reportItemOf(this, this.historyAt(n)!)];
+  /**
+   * Each journaled item whose outcome a resume keeps, its line read back, with the head after the commit that holds
+   * its changes where the store said it (resume-plan.ts, keptButLost).
+   */
+  *keptItems(): Generator<[number, ReportItem, string | undefined]> {
+    for (const n of this.states.numbers()) {
+      if (!this.kept(n)) continue;
+      const history = this.historyAt(n)!;
+      yield [n, reportItemOf(this, history), history.outcome?.committed];
+    }
   }
 
   async *items(from = 0): AsyncGenerator<ReportItem> {

@@ -98,30 +98,49 @@ export function appliedItem(item: ReportItem): boolean {
 const headOf = (record: Pick<RunIndex, 'headBefore' | 'header'>, n: number, item: ReportItem): string | undefined =>
   item.note?.startsWith(APPLIED_BEFORE_INTERRUPT) === true ? record.header.storeHead : record.headBefore(n);
 
-/** The start heads of the attempts that applied the kept items: keptButLost asks the store of each. */
-export function appliedHeads(record: Pick<RunIndex, 'keptItems' | 'headBefore' | 'header'>): Set<string> {
-  const heads = new Set<string>();
-  for (const [n, item] of record.keptItems()) {
-    const head = appliedItem(item) ? headOf(record, n, item) : undefined;
-    if (head !== undefined) heads.add(head);
+/**
+ * What keptButLost asks the store: the commit heads of the kept items whose answers carried one, and the start heads
+ * of the attempts that applied the others.
+ */
+export function headsToJudge(record: Pick<RunIndex, 'keptItems' | 'headBefore' | 'header'>): {
+  starts: Set<string>;
+  commits: Set<string>;
+} {
+  const starts = new Set<string>();
+  const commits = new Set<string>();
+  for (const [n, item, committed] of record.keptItems()) {
+    if (!appliedItem(item)) continue;
+    if (committed !== undefined) commits.add(committed);
+    else {
+      const head = headOf(record, n, item);
+      if (head !== undefined) starts.add(head);
+    }
   }
-  return heads;
+  return { starts, commits };
 }
 
 /**
- * The kept items a store restored under the run no longer holds (docs/runs.md, "A store restored under a run"),
- * each judged against the head the attempt that applied it began at: `changedSince` gives, for each such head the
- * store holds, the keys it changed after it. Lost: an applied one whose head the store does not hold (restored to
- * before that attempt began), or whose key it did not change since. Sent again, as never sent. An `unchanged` answer
- * (a no-op update) wrote nothing, so a store holding that head holds it as it was.
+ * The kept items a store restored under the run no longer holds (docs/runs.md, "A store restored under a run"). One
+ * whose answer carried the head after the commit that holds its changes is lost exactly when the store does not hold
+ * that head (`held`: those it holds). Any other is judged against the head the attempt that applied it began at:
+ * `changedSince` gives, for each such head the store holds, the keys it changed after it. Lost: an applied one whose
+ * head the store does not hold (restored to before that attempt began), or whose key it did not change since. Sent
+ * again, as never sent. An `unchanged` answer (a no-op update) wrote nothing, so a store holding that head holds it
+ * as it was.
  */
 export function keptButLost(
   record: Pick<RunIndex, 'keptItems' | 'headBefore' | 'header'>,
   changedSince: ReadonlyMap<string, ReadonlySet<string>>,
+  held: ReadonlySet<string>,
 ): Set<number> {
   const lost = new Set<number>();
-  for (const [n, item] of record.keptItems()) {
-    const head = appliedItem(item) ? headOf(record, n, item) : undefined;
+  for (const [n, item, committed] of record.keptItems()) {
+    if (!appliedItem(item)) continue;
+    if (committed !== undefined) {
+      if (!held.has(committed)) lost.add(n);
+      continue;
+    }
+    const head = headOf(record, n, item);
     if (head === undefined) continue;
     const changed = changedSince.get(head);
     if (changed === undefined || (changedHere(item) && !changed.has(item.id!))) lost.add(n);

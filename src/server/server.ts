@@ -292,6 +292,13 @@ class RequestCall implements CallOptions {
     this.head = head;
   }
 
+  /** The head after the commit holding the call's changes (CallOptions.onCommitted): `x-examctl-commit-head`. */
+  committed: string | undefined;
+
+  onCommitted(head: string): void {
+    this.committed = head;
+  }
+
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       const aborter = new AbortController();
@@ -348,6 +355,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       for (const name in headers) allHeaders[name] = headers[name]!;
       if (options.api.storeHead) allHeaders['x-examctl-store'] = '/examctl/store';
       if (call.head !== undefined) allHeaders['x-examctl-store-head'] = call.head;
+      if (call.committed !== undefined) allHeaders['x-examctl-commit-head'] = call.committed;
       // An unread body cannot be skipped on a kept-alive connection: closed, the rest read and dropped.
       if (closing || !bodyRead) allHeaders.connection = 'close';
       if (!bodyRead) lingerAfterAnswer(req, linger);

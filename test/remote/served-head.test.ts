@@ -20,12 +20,17 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function headsSaid(value: string): Promise<string[]> {
-  server = await startHostileServer((_request, res) => json(res, 200, ok, { 'x-examctl-store-head': value }));
+/** The heads an answer's header `name` told the call (onHead, or onCommitted for the commit head). */
+async function headsSaid(value: string, name = 'x-examctl-store-head'): Promise<string[]> {
+  server = await startHostileServer((_request, res) => json(res, 200, ok, { [name]: value }));
   const client = createRemoteClient({ baseUrl: server.url, token: TOKEN });
   const heads: string[] = [];
+  const tell = (head: string) => void heads.push(head);
   try {
-    const answer = await client.upsertUser(user, { onHead: (head) => void heads.push(head) });
+    const answer = await client.upsertUser(
+      user,
+      name === 'x-examctl-store-head' ? { onHead: tell } : { onCommitted: tell },
+    );
     expect(answer.status).toBe(200);
   } finally {
     await client.close();
@@ -33,9 +38,9 @@ async function headsSaid(value: string): Promise<string[]> {
   return heads;
 }
 
-describe('a served head', () => {
+describe.each(['x-examctl-store-head', 'x-examctl-commit-head'])('a served head: %s', (name) => {
   it('a head (22 base64url characters) is told to the call', async () => {
-    expect(await headsSaid('AAAAAAAAAAAAAAAAAAAAAA')).toEqual(['AAAAAAAAAAAAAAAAAAAAAA']);
+    expect(await headsSaid('AAAAAAAAAAAAAAAAAAAAAA', name)).toEqual(['AAAAAAAAAAAAAAAAAAAAAA']);
   });
 
   it.each([
@@ -44,7 +49,7 @@ describe('a served head', () => {
     ['not base64url', 'AAAAAAAAAAAAAAAAAAAA/+'],
     ['two heads', 'AAAAAAAAAAAAAAAAAAAAAA, BBBBBBBBBBBBBBBBBBBBBB'],
   ])('%s: not a head, never told', async (_, value) => {
-    expect(await headsSaid(value)).toEqual([]);
+    expect(await headsSaid(value, name)).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
-import type { RunJournalLine } from '../../src/runs/journal-lines.js';
+import { checkJournalLine, type RunJournalLine } from '../../src/runs/journal-lines.js';
 import { JournalGroupEncoder, outcomeBody, refBody } from '../../src/runs/journal-encoder.js';
 
 /** A line's body as the run journal writes it: its item lines through the fast encoders, the run's own lines through JSON.stringify. */
@@ -35,6 +35,7 @@ const lines: RunJournalLine[] = [
     note: 'already existed',
     removed: ['H-A', 'H-A:coordinator'],
     transient: true,
+    committed: 'AAAAAAAAAAAAAAAAAAAAAA',
   },
   {
     t: 'end',
@@ -52,14 +53,23 @@ describe('the run journal line encoder', () => {
     for (const line of lines) expect(JSON.parse(journalBody(line))).toEqual(JSON.parse(JSON.stringify(line)));
   });
 
+  it("an outcome's commit head is read back; one that is not a head makes the line damaged", () => {
+    const outcome = lines[4] as Extract<RunJournalLine, { t: 'outcome' }>;
+    const check = (line: object) =>
+      checkJournalLine(Buffer.from(encodeChecksummedLine(JSON.stringify(line)).slice(0, -1)), false);
+    expect(check(outcome)).toMatchObject({ committed: 'AAAAAAAAAAAAAAAAAAAAAA' });
+    expect(check({ ...outcome, committed: 'A'.repeat(23) })).toBe('malformed outcome line');
+  });
+
   it('an optional field left undefined is not written, as JSON.stringify leaves it out', () => {
     const { t: _t, ...outcome } = {
       ...(lines[3] as Extract<RunJournalLine, { t: 'outcome' }>),
       action: undefined,
       note: undefined,
       removed: undefined,
+      committed: undefined,
     };
-    expect(outcomeBody(outcome)).not.toMatch(/action|note|removed/);
+    expect(outcomeBody(outcome)).not.toMatch(/action|note|removed|committed/);
     expect(JSON.parse(outcomeBody(outcome))).toEqual({ ...JSON.parse(JSON.stringify(lines[3])) });
   });
 

@@ -120,6 +120,23 @@ describe("local serve's answer head", () => {
     expect(read.heads).toEqual([now.head]);
   });
 
+  it('a write says the head after the line that holds it; what wrote nothing says none (x-examctl-commit-head)', async () => {
+    const store = path.join(dir, 'store');
+    server = await serveLocalStore({ storeDir: store });
+    client = createRemoteClient({ baseUrl: server.url, token: 'dev-token' });
+    const commits: string[] = [];
+    const onCommitted = (head: string) => void commits.push(head);
+    expect((await client.upsertUser(user('u-1'), { onCommitted })).status).toBe(200);
+    const after = await readStoreHead(store);
+    expect(commits).toEqual([after.head]);
+    // The same user again changes nothing; a refusal and a read write nothing.
+    expect((await client.upsertUser(user('u-1'), { onCommitted })).action).toBe('unchanged');
+    const bad = await client.upsertUser({ ...user('u-3'), Email: 'not an email' }, { onCommitted });
+    expect(bad.envelope.Success).toBe(false);
+    await client.getReviewSession('no-such-session', { onCommitted });
+    expect(commits).toEqual([after.head]);
+  });
+
   it('requests committed in one line each say the head that line followed', async () => {
     const store = path.join(dir, 'store');
     server = await serveLocalStore({ storeDir: store });

@@ -22,9 +22,10 @@ function harness() {
       return { result, serialized: changes.map((c) => c.key).join(',') };
     },
     append: (serialized) =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<string>((resolve, reject) => {
         log.push(`write ${serialized.join('+')}`);
-        writes.push({ lines: serialized, settle: (error) => (error ? reject(error) : resolve()) });
+        const head = `after ${serialized.join('+')}`;
+        writes.push({ lines: serialized, settle: (error) => (error ? reject(error) : resolve(head)) });
       }),
     markStale: () => {
       stale = true;
@@ -63,6 +64,21 @@ describe('group commit', () => {
     await tick();
     expect([a.value, b.value]).toEqual(['a', 'b']);
     expect(log).toEqual(['lock', 'catch-up', 'write a+b', 'after-commit', 'keep']);
+  });
+
+  it("each transaction that wrote is told its line's head before it is answered; one that wrote nothing is not", async () => {
+    const { commits, writes } = harness();
+    const told: string[] = [];
+    const nothing: Decide = () => ({ result: 'none', changes: [] });
+    const a = track(commits.submit(put('a'), (head) => told.push(`a: ${head}`)));
+    const none = track(commits.submit(nothing, (head) => told.push(`none: ${head}`)));
+    const b = track(commits.submit(put('b'), (head) => told.push(`b: ${head}`)));
+    await tick();
+    expect(told).toEqual([]);
+    writes[0]!.settle();
+    await tick();
+    expect(told).toEqual(['a: after a+b', 'b: after a+b']);
+    expect([a.value, none.value, b.value]).toEqual(['a', 'none', 'b']);
   });
 
   it('what is submitted while a line is written waits undecided for the next session', async () => {

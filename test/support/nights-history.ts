@@ -265,6 +265,15 @@ export const FOUND: Step[][] = [
     { t: 'other', kind: 'upsert', file: [0, 1, 0] },
     { t: 'night', kind: 'upsert', file: [0, 1, 0], stop: null, copyAt: null, kill: true },
   ],
+  // Another writer's push, a user sync renaming u1, a push stopped after S-1's answer, a resume (seed 155225983):
+  // S-1's request changed only its candidate's user (u1), so the store records no change of S-1's key; the resume
+  // keeps S-1's answer because the store holds the head after the commit that answer carried.
+  [
+    { t: 'other', kind: 'upsert', file: [2, 0, 0] },
+    users([0, 1, 0], null, null, true),
+    { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: 2, copyAt: null },
+    { t: 'resume', stop: null, kill: true },
+  ],
 ];
 
 /** Records per night. */

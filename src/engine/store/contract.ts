@@ -58,9 +58,14 @@ export interface Store {
   readonly state: StoreState;
   /**
    * Runs `decide(state)` (synchronous) alone, resolving once durable (docs/store.md, "Writing:
-   * durability and concurrency"); StoreLockedError (exit 3) past the lock wait bound.
+   * durability and concurrency"); StoreLockedError (exit 3) past the lock wait bound. `committed` is
+   * told the head right after the line that holds its changes, before it resolves (none: it changed
+   * nothing): a store that holds that head holds them (store-head.ts).
    */
-  transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
+  transact<T>(
+    decide: (state: StoreState) => { result: T; changes: Change[] },
+    committed?: (head: string) => void,
+  ): Promise<T>;
   /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */
   useIndexer(indexer: StoreIndexer): void;
   /**

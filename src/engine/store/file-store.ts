@@ -238,7 +238,10 @@ class FileStore implements Store {
     return { result, serialized };
   }
 
-  transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T> {
+  transact<T>(
+    decide: (state: StoreState) => { result: T; changes: Change[] },
+    committed?: (head: string) => void,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new InternalError(`store ${this.location} is closed`));
     if (!this.lease) {
       try {
@@ -247,7 +250,7 @@ class FileStore implements Store {
         return Promise.reject(error);
       }
     }
-    return this.commits.submit<T>(decide);
+    return this.commits.submit<T>(decide, committed);
   }
 
   private compactThreshold(): number {
@@ -345,7 +348,7 @@ class FileStore implements Store {
     );
   }
 
-  private async append(line: string): Promise<void> {
+  private async append(line: string): Promise<string> {
     // The journal at the path, as this batch's catch-up found it (followPath).
     const fd = this.pathJournal ?? this.journal!.fd;
     const buffer = Buffer.from(line, 'utf8');
@@ -369,6 +372,7 @@ class FileStore implements Store {
     this.journalPosition.head = nextHead(this.journalPosition.head, buffer.subarray(0, -1));
     this.journalPosition.heads.add(this.journalPosition.head);
     this.lastLine = buffer;
+    return this.journalPosition.head;
   }
 
   /** Where the store stands now, and which of `asked` it holds (store-head.ts). */

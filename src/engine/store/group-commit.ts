@@ -18,8 +18,8 @@ export interface CommitSteps {
   catchUp(): Promise<void>;
   /** Runs one decide and applies its changes to memory; returns its result and its serialised changes. */
   decide(decide: Decide): { result: unknown; serialized: string };
-  /** Appends a batch's serialised changes as one durable journal line. */
-  append(serialized: string[]): Promise<void>;
+  /** Appends a batch's serialised changes as one durable journal line; resolves with the head after it. */
+  append(serialized: string[]): Promise<string>;
   /** Memory may now be ahead of the disk: the next session must reload. */
   markStale(): void;
   /** Whether memory is stale (a decide threw halfway): decide nothing more on it. */
@@ -32,6 +32,7 @@ const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(res
 
 interface Pending {
   decide: Decide;
+  committed: ((head: string) => void) | undefined;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -46,7 +47,7 @@ export class GroupCommit {
   private sessionScheduled = false;
   private serial: Promise<unknown> = Promise.resolve();
   /** The journal line on its way to the disk: memory shows its changes already. */
-  private writing: Promise<void> | undefined;
+  private writing: Promise<unknown> | undefined;
 
   constructor(private readonly steps: CommitSteps) {}
 
@@ -57,9 +58,9 @@ export class GroupCommit {
     return run;
   }
 
-  submit<T>(decide: Decide): Promise<T> {
+  submit<T>(decide: Decide, committed?: (head: string) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ decide, resolve: resolve as (value: unknown) => void, reject });
+      this.waiting.push({ decide, committed, resolve: resolve as (value: unknown) => void, reject });
       this.scheduleSession();
     });
   }
@@ -68,8 +69,8 @@ export class GroupCommit {
    * Resolves once every transaction decided so far (everything memory shows) is durable; rejects
    * if their write failed. Transactions still waiting undecided are not in memory yet.
    */
-  whenDurable(): Promise<void> {
-    return this.writing ?? Promise.resolve();
+  async whenDurable(): Promise<void> {
+    await this.writing;
   }
 
   private scheduleSession(): void {
@@ -119,9 +120,10 @@ export class GroupCommit {
     const serialized = outcomes.flatMap((outcome) =>
       outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : [],
     );
+    let head: string | undefined;
     try {
       // Started in the same synchronous stretch as the decisions: whenDurable covers them at once.
-      if (serialized.length > 0) await (this.writing = steps.append(serialized));
+      if (serialized.length > 0) head = await (this.writing = steps.append(serialized));
     } catch (error) {
       steps.markStale();
       for (const { pending } of outcomes) pending.reject(error);
@@ -132,8 +134,12 @@ export class GroupCommit {
       this.writing = undefined;
     }
     for (const outcome of outcomes) {
-      if (outcome.ok) outcome.pending.resolve(outcome.result);
-      else outcome.pending.reject(outcome.error);
+      if (!outcome.ok) {
+        outcome.pending.reject(outcome.error);
+        continue;
+      }
+      if (head !== undefined && outcome.serialized.length > 0) outcome.pending.committed?.(head);
+      outcome.pending.resolve(outcome.result);
     }
     try {
       await steps.afterCommit();
