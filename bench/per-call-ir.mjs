@@ -81,13 +81,15 @@ async function call(count) {
   } else if (which === 'create') {
     // `local serve`'s engine and store without HTTP: new users in batches of 4 (one journal line, one
     // directory check each, docs/store.md), on a store in /dev/shm where there is one; every line written on
-    // the event loop (under valgrind a write's time would move lines to the thread pool, and the count with them).
+    // the event loop (under valgrind a write's time would move lines to the thread pool, and the count with them),
+    // no compaction (its cost grows with the store: the second count would hold more of it than the first).
     const { ensureLocalStore, createLocalEngine } = await of('engine/index.js');
     const { openStore } = await of('engine/store/index.js');
     const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'examctl-bench-create-'));
     try {
       const store = await openStore(await ensureLocalStore(join(dir, 'store')), {
         journalWriteTiming: { maxSyncMs: Number.POSITIVE_INFINITY, probeEveryMs: 0 },
+        compactAtBytes: Number.POSITIVE_INFINITY,
       });
       const engine = createLocalEngine({ store });
       const call = { onHead: (head) => (sink += head.length) };
