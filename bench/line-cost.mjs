@@ -14,7 +14,8 @@ import { userBody } from './remote-bench.mjs';
 
 const dist = resolve(process.argv[2] ?? join(root, 'dist'));
 const { createStore, openStore } = await import(join(dist, 'engine/store/index.js'));
-const { readManifestSync } = await import(join(dist, 'engine/store/manifest.js'));
+// ManifestReader since hserve4; readManifestSync in an older build (an A/B of the two).
+const { ManifestReader, readManifestSync } = await import(join(dist, 'engine/store/manifest.js'));
 const { encodeJournalLine } = await import(join(dist, 'engine/store/journal.js'));
 const { nextHead } = await import(join(dist, 'engine/store/store-head.js'));
 const { createLocalEngine, ensureLocalStore } = await import(join(dist, 'engine/index.js'));
@@ -37,7 +38,8 @@ try {
     const used = process.cpuUsage(cpu);
     console.log(`${name}: ${((used.user + used.system) / calls).toFixed(1)} us`);
   };
-  time('CURRENT read (readManifestSync)', () => readManifestSync(dir));
+  const current = ManifestReader === undefined ? { readSync: () => readManifestSync(dir) } : new ManifestReader(dir);
+  time('CURRENT read', () => current.readSync());
   const journal = join(dir, 'journal-1.ndjson');
   const flags = constants.O_RDWR | constants.O_DSYNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   const line = Buffer.alloc(1_000);

@@ -5,14 +5,15 @@
 // Exact under load, like callgrind-ir.mjs; a build's dist/ modules are called, so two builds
 // (a `git archive` copy beside this one) compare one function's change without a whole run's
 // noise (the compiler's and the GC's timing move a whole run by ~1 %).
-// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|entries|mayHold>
+// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|entries|mayHold|create>
 // In a child:                 node bench/per-call-ir.mjs <root> <which> <calls> --call
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { USER_HEADER, userRow } from './generate.mjs';
+import { userBody } from './remote-bench.mjs';
 
 const [rootArg, which, calls, mode] = process.argv.slice(2);
 const build = resolve(rootArg ?? '.');
@@ -77,7 +78,33 @@ async function call(count) {
       }),
     );
     for (let k = 0; k < count; k++) sink += gate.mayHold(answers[k % 1000]) ? 1 : 0;
-  } else throw new Error(`no such call: ${which} (runOf, canonical, entries, mayHold)`);
+  } else if (which === 'create') {
+    // `local serve`'s engine and store without HTTP: new users in batches of 4 (one journal line, one
+    // directory check each, docs/store.md), on a store in /dev/shm where there is one; every line written on
+    // the event loop (under valgrind a write's time would move lines to the thread pool, and the count with them),
+    // no compaction (its cost grows with the store: the second count would hold more of it than the first).
+    const { ensureLocalStore, createLocalEngine } = await of('engine/index.js');
+    const { openStore } = await of('engine/store/index.js');
+    const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'examctl-bench-create-'));
+    try {
+      const store = await openStore(await ensureLocalStore(join(dir, 'store')), {
+        journalWriteTiming: { maxSyncMs: Number.POSITIVE_INFINITY, probeEveryMs: 0 },
+        compactAtBytes: Number.POSITIVE_INFINITY,
+      });
+      const engine = createLocalEngine({ store });
+      const call = { onHead: (head) => (sink += head.length) };
+      for (let k = 1; k <= count; k += 4) {
+        const batch = [0, 1, 2, 3].map((i) => engine.upsertUser(userBody(k + i, 'c'), call));
+        for (const { envelope } of await Promise.all(batch)) {
+          if (!envelope.Success) throw new Error(`create refused: ${JSON.stringify(envelope.Errors)}`);
+          sink += JSON.stringify(envelope).length;
+        }
+      }
+      await engine.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } else throw new Error(`no such call: ${which} (runOf, canonical, entries, mayHold, create)`);
   return sink;
 }
 

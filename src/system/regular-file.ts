@@ -73,11 +73,11 @@ export async function readRegularFile(path: string): Promise<string> {
 }
 
 /**
- * readRegularFile on the event loop, links not followed: for a small file read before every batch
- * while the disk is fast (a store's CURRENT, docs/store.md), where a thread-pool round trip per
- * step would cost more than the read.
+ * The bytes of a regular file, read on the event loop, links not followed: for a small file read before
+ * every batch while the disk is fast (a store's CURRENT, docs/store.md), where a thread-pool round trip
+ * per step would cost more than the read.
  */
-export function readRegularFileSync(path: string): string {
+export function readRegularFileSync(path: string): Buffer {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
@@ -97,7 +97,7 @@ export function readRegularFileSync(path: string): string {
       if (got === 0) break;
       read += got;
     }
-    return bytes.toString('utf8', 0, read);
+    return read === bytes.length ? bytes : bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }

@@ -21,7 +21,7 @@ import { DSYNC_FLAG, appendDurablySync, appendDurably } from '../../system/durab
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease, type LeaseTiming } from './lock-lease.js';
-import { journalFileName, readManifest, readManifestSync, snapshotFileName } from './manifest.js';
+import { journalFileName, ManifestReader, readManifest, snapshotFileName } from './manifest.js';
 import { nextHead, standingOf, unrecordedHead, writeHistory } from './store-head.js';
 import type { StoreHead } from '../../port/integration-api.js';
 import { readSnapshot } from './snapshot.js';
@@ -49,6 +49,10 @@ class FileStore implements Store {
   readonly location: string;
   private maps: Maps = emptyMaps();
   private generation = 0;
+  /** The generation's journal file, named once a load (followPath opens it before each batch). */
+  private journalPath = '';
+  /** CURRENT, read before each batch (followPath). */
+  private readonly current: ManifestReader;
   private journal: FileHandle | undefined;
   /** The journal at the path as the last check opened it on the event loop, if not `journal` (followPath). */
   private pathJournal: number | undefined;
@@ -83,6 +87,7 @@ class FileStore implements Store {
     private readonly options: FileStoreOptions,
   ) {
     this.location = dir;
+    this.current = new ManifestReader(dir);
     this.writeMode = new JournalWriteMode(options.journalWriteTiming);
     this.lease = options.readOnly
       ? undefined
@@ -120,10 +125,6 @@ class FileStore implements Store {
   /** The generation loaded (changes on compaction). For tests and diagnostics. */
   get currentGeneration(): number {
     return this.generation;
-  }
-
-  private get journalPath(): string {
-    return join(this.location, journalFileName(this.generation));
   }
 
   useIndexer(indexer: StoreIndexer): void {
@@ -194,6 +195,7 @@ class FileStore implements Store {
       this.hintsVersion = hintsVersion;
       this.hints.clear();
       this.generation = manifest.generation;
+      this.journalPath = journalPath;
       const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
       Object.assign(this.journalPosition, { offset: 0, lines: 0, last: 0, head, heads: new Set([head]) });
       this.stale = false;
@@ -272,7 +274,7 @@ class FileStore implements Store {
    * through the descriptor opened (`pathJournal`); the thread pool only where that cannot tell.
    */
   private async followPath(underLock: boolean): Promise<void> {
-    const manifest = readManifestSync(this.location);
+    const manifest = this.current.readSync();
     if (this.stale) return this.load(underLock);
     if (manifest.generation !== this.generation) {
       // Another INSTANCE (local init --force) is load's to refuse, in its own words.

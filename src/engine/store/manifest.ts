@@ -36,16 +36,30 @@ export async function readManifest(dir: string): Promise<Manifest> {
   return parseManifest(path, await readRegularFile(path).catch((error: unknown) => unread(dir, path, error)));
 }
 
-/** readManifest on the event loop (regular-file.ts, readRegularFileSync: when). */
-export function readManifestSync(dir: string): Manifest {
-  const path = join(dir, CURRENT_FILE);
-  let text: string;
-  try {
-    text = readRegularFileSync(path);
-  } catch (error) {
-    unread(dir, path, error);
+/**
+ * readManifest on the event loop (regular-file.ts, readRegularFileSync: when), before each batch: bytes
+ * the same as the last read's are the same manifest, not parsed again.
+ */
+export class ManifestReader {
+  private readonly path: string;
+  private last: { bytes: Buffer; manifest: Manifest } | undefined;
+
+  constructor(private readonly dir: string) {
+    this.path = join(dir, CURRENT_FILE);
   }
-  return parseManifest(path, text);
+
+  readSync(): Manifest {
+    let bytes: Buffer;
+    try {
+      bytes = readRegularFileSync(this.path);
+    } catch (error) {
+      unread(this.dir, this.path, error);
+    }
+    if (this.last !== undefined && bytes.equals(this.last.bytes)) return this.last.manifest;
+    const manifest = parseManifest(this.path, bytes.toString('utf8'));
+    this.last = { bytes, manifest };
+    return manifest;
+  }
 }
 
 function unread(dir: string, path: string, error: unknown): never {
