@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -306,6 +307,30 @@ function lazyPackages(code) {
   return lazy === code ? code : `${LAZY_PACKAGE}${lazy}`;
 }
 
+/**
+ * undici's HTTP/2 client: its chunk required node:http2 as it loaded, for ten constants and `connect`, which
+ * undici calls only on a connection that negotiated h2, and examctl never offers it (undici's `allowH2` is off).
+ * Loading node:http2 cost every remote run's start ~7-24M instructions (~5 ms; bench/README.md, "seventeenth
+ * session, hcpu3"). The constants are written in as the building Node has them; node:http2 is required on the
+ * first `connect`.
+ */
+const HTTP2_REQUIRE =
+  /try\{http2=((?:\(0,[\w$.]+\)|[\w$]+)\("node:http2"\))\}catch\{http2=\{constants:\{\}\}\}var\{constants:\{([\w$,]+)\}\}=http2;/;
+
+function http2OnUse(code) {
+  if (!code.includes('"node:http2"')) return code;
+  const match = HTTP2_REQUIRE.exec(code);
+  if (match === null) throw new Error('a chunk requires node:http2 otherwise than undici 7 did: see http2OnUse');
+  const [whole, load, names] = match;
+  const constants = Object.fromEntries(names.split(',').map((name) => [name, http2Constants[name]]));
+  // A function, not a string: a `$` in the chunk's names is not a replacement pattern.
+  return code.replace(
+    whole,
+    () =>
+      `http2={constants:${JSON.stringify(constants)},connect:(...args)=>${load}.connect(...args)};var{constants:{${names}}}=http2;`,
+  );
+}
+
 /** keepNames' call after a function declaration, naming the function what it is named already. */
 const SAME_NAME = /(?:\(0,[\w$]+\.__name\)|__name)\(([\w$]+),"\1"\);/g;
 const FUNCTION_DECLARATION = /function\s*\*?\s*([\w$]+)\s*\(/g;
@@ -503,7 +528,10 @@ async function packChunks(outputFiles, metafile) {
     // The chunk's exports object is its module.exports (marked as an ES module's, as esbuild's
     // copy would be), not a copy of it with a getter per export: one getter less on every use
     // of an import, and no copy made per chunk at load.
-    codes.set(basename(chunk.path), lazyPackages(withoutSameNames(code.replace(TO_COMMON_JS, AS_COMMON_JS))));
+    codes.set(
+      basename(chunk.path),
+      http2OnUse(lazyPackages(withoutSameNames(code.replace(TO_COMMON_JS, AS_COMMON_JS)))),
+    );
   }
   const imports = new Map(
     Object.entries(metafile.outputs).map(([path, output]) => [

@@ -196,6 +196,12 @@ describe('a run that validates and sends records does not load zod', () => {
 
 describe('checking a base URL does not load the HTTP client', () => {
   const isUndici = (url: string) => url.includes('/node_modules/undici/');
+  /** A real run against a port nothing listens on: it makes the pool, then fails to connect. */
+  const REFUSED_REMOTE_RUN = [
+    ...['user', 'sync', '--target', 'remote', '--base-url', 'http://127.0.0.1:9'],
+    ...['--file', USERS, '--no-input', '--yes'],
+  ];
+  const TOKEN = { EXAMCTL_TOKEN: 'startup-test-token' };
 
   it('config set-profile checks the URL (refusing plain http to another host) without undici', async () => {
     await inTempDir(async (dir) => {
@@ -212,24 +218,7 @@ describe('checking a base URL does not load the HTTP client', () => {
 
   it('a remote run does load it, so the hook does see undici', async () => {
     await inTempDir(async (dir) => {
-      const run = await loadedBy(
-        dir,
-        [
-          'user',
-          'sync',
-          '--target',
-          'remote',
-          '--base-url',
-          'http://127.0.0.1:9',
-          '--file',
-          USERS,
-          '--no-input',
-          '--yes',
-        ],
-        {
-          EXAMCTL_TOKEN: 'startup-test-token',
-        },
-      );
+      const run = await loadedBy(dir, REFUSED_REMOTE_RUN, TOKEN);
       expect(run.urls.some(isUndici)).toBe(true);
       // Only the parts of undici examctl uses (its pools and errors): not the whole index with
       // fetch's cookies, WebSocket, caches and mocks (scripts/build-bundle.mjs, slimUndici).
@@ -238,6 +227,17 @@ describe('checking a base URL does not load the HTTP client', () => {
           /\/node_modules\/undici\/(index\.js|lib\/(mock|cache|web\/(cookies|websocket|cache|eventsource))\/)/.test(u),
         ),
       ).toEqual([]);
+    });
+  });
+
+  it("a remote run through the packs loads undici's HTTP/2 client but not node:http2, which it never connects with", async () => {
+    await inTempDir(async (dir) => {
+      const run = await builtinsLoaded(dir, REFUSED_REMOTE_RUN, TOKEN);
+      // The connection refused: the pool was made, so undici's clients (HTTP/1 and HTTP/2) were loaded.
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/127\.0\.0\.1:9/);
+      expect(run.builtins).toContain('NativeModule net');
+      expect(run.builtins.filter((name) => /http2/.test(name))).toEqual([]);
     });
   });
 });
@@ -580,13 +580,13 @@ describe('--version and --help load only what they print (issue 62: start-up wit
 
 /** The installed packages (node_modules/NAME) a run through bin/examctl requires: Node's CommonJS cache at exit. */
 /** bin/examctl run with `args`: its exit, stderr and Node's modules loaded (process.moduleLoadList at exit). */
-async function builtinsLoaded(dir: string, args: string[]) {
+async function builtinsLoaded(dir: string, args: string[], env: Record<string, string> = {}) {
   const preload = join(dir, 'builtins.cjs');
   await writeFile(
     preload,
     `process.on('exit', () => require('node:fs').writeSync(2, '\\nBUILTINS ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n`,
   );
-  const run = await startNode(['--require', preload, BIN, ...args], dir).done;
+  const run = await startNode(['--require', preload, BIN, ...args], dir, env).done;
   // No list is a failure, never an empty one: every assertion on it could then pass.
   return { ...run, builtins: JSON.parse(/\nBUILTINS (.*)\n/.exec(run.stderr)![1]!) as string[] };
 }
