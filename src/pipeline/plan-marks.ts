@@ -19,6 +19,17 @@ export async function targetStoreMark(target: ResolvedTarget): Promise<string | 
   return (await storeHead(target, [], target.kind !== 'local'))?.head ?? null;
 }
 
+/**
+ * Whether the target's store still holds `head` (its history reaches it): false for a local store gone or that
+ * does not (restored to before it, replaced); undefined where it cannot be asked (the platform, no token).
+ */
+export async function storeHolds(target: ResolvedTarget, head: string): Promise<boolean | undefined> {
+  if (target.kind !== 'local' && target.tokenSource === undefined) return undefined;
+  const now = await storeHead(target, [head], target.kind !== 'local');
+  if (now === undefined) return target.kind === 'local' ? false : undefined;
+  return now.holds.includes(head);
+}
+
 /** The sync memory's position: a digest of every memory file or the state document; NO_MEMORY where there is none. */
 export async function memoryMark(target: ResolvedTarget, deps: CommandDeps): Promise<string> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
