@@ -47,7 +47,8 @@ type Line = readonly [label: string] | readonly [label: string, value: string | 
 
 /** A value as the page shows it: text as it is, anything else as its JSON; cut past VALUE_CHARS. */
 function shownValue(field: string, value: unknown): string {
-  if (isSecretField(field)) return 'withheld';
+  // A related entity's field is named `<collection> <id> <field>`.
+  if (isSecretField(field.slice(field.lastIndexOf(' ') + 1))) return 'withheld';
   if (value === undefined) return '(none)';
   if (value === null || value === '') return '(empty)';
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
@@ -69,7 +70,8 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
   if (item.changes !== undefined) {
     for (const change of item.changes) {
       if (change.field === moved) continue;
-      if (item.action !== 'created')
+      // A created item's field had no value; a schedule created changes its candidates' users that had one.
+      if (item.action !== 'created' || change.before !== undefined)
         before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
       after.push([change.field, shownValue(change.field, change.after)]);
     }
