@@ -137,6 +137,9 @@ export async function recordApplied(place: string, record: AppliedRecord, first 
   }
 }
 
+/** The flag a resume of an apply's run takes: its target is the plan's, which today's flags need not name. */
+const RESUME_TARGET = '--target-from-run';
+
 /** Records how the apply ended, with where the store stands then (judgeApplied asks whether it still holds that). */
 export async function recordApplyEnded(place: string, record: AppliedRecord, target: ResolvedTarget): Promise<void> {
   const head = await targetStoreMark(target);
@@ -160,15 +163,17 @@ export async function judgeApplied(
 ): Promise<{ words: string; exitCode: number }> {
   const { id } = plan;
   const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
+  // The run went to the plan's target, which apply read from the plan, not from today's flags: the resume confirms it.
+  const resume = `examctl runs resume ${before.run ?? '<run>'} ${RESUME_TARGET}`;
   const unfinished =
     now !== undefined
       ? now.state === 'running'
         ? `its run ${before.run} is still running: examctl runs list shows when it ends`
         : now.state === 'not finished'
-          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
+          ? `its run ${before.run} did not finish: ${resume} sends the rest`
           : undefined
       : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
-        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
+        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume <run> ${RESUME_TARGET} sends the rest`
         : undefined;
   if (unfinished !== undefined)
     throw new UsageError(

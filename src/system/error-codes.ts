@@ -193,7 +193,7 @@ export const ERROR_CODES = {
     title: "the plan's apply did not finish",
     cause:
       'The plan was applied before, and the run that applied it did not finish (killed, stopped, or still running): part of the plan may not have been sent. Applying it again sends nothing.',
-    fix: '`examctl runs resume <run>` (the run the message names) sends the rest of the plan (docs/plan.md, "Apply").',
+    fix: '`examctl runs resume <run> --target-from-run` (the run the message names; its target is the plan\'s) sends the rest of the plan (docs/plan.md, "Apply").',
   },
   E3000: {
     title: 'target failed',
