@@ -64,4 +64,24 @@ describe("a schedule push's plan on the local store", () => {
       expect(row![4]).toContainEqual(['users stu-2001 FirstName', 'Amira <b>&amp;</b>']);
       expect(row![4]).toContainEqual(['users stu-9001 LastName', 'Okafor']);
     }));
+
+  it("an update's own fields stay on the page beside its candidates' users", () =>
+    withTempDir(async (dir) => {
+      const cli = storeCli(dir);
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      expect((await cli(['user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      await writeFile(join(dir, 'sittings.csv'), SITTINGS);
+      expect((await cli(['schedule', 'push', '--file', 'sittings.csv'])).code).toBe(0);
+      // The sitting moves a day, and stu-2002 joins it.
+      const moved = `${SITTINGS.replaceAll('2026-12-14', '2026-12-15')}${SITTINGS.split('\n')[2]!.replace('stu-9001,Nia', 'stu-2002,Ben').replaceAll('2026-12-14', '2026-12-15')}\n`;
+      await writeFile(join(dir, 'sittings.csv'), moved);
+      const dry = await cli('schedule push --file sittings.csv --upsert --dry-run --report p.html'.split(' '));
+      expect(dry.code, dry.stderr).toBe(0);
+      const page = await readFile(join(dir, 'p.html'), 'utf8');
+      const island = /<script type="application\/json" id="examctl-rows">([^]*?)<\/script>/.exec(page)![1]!;
+      const [row] = JSON.parse(island) as unknown[][];
+      expect(row![4]).toContainEqual(['users stu-2002 Hierarchies', 'H-SOUTH|H-NORTH-DEC']);
+      expect(row![4]).toContainEqual(['StartDateTime']);
+      expect(row![4]).toContainEqual(['Candidates']);
+    }));
 });
