@@ -12,7 +12,7 @@ import type { ReportSummary } from '../report/run-report.js';
 import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import { formatMilliseconds } from '../formats/number-format.js';
-import { memoryMark, NO_MEMORY, storeHolds, targetStoreMark } from './plan-marks.js';
+import { memoryMark, NO_MEMORY, settingsMark, storeHolds, targetStoreMark } from './plan-marks.js';
 
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -67,6 +67,11 @@ export async function refuseMovedPlan(
       plan.store === null && target.kind === 'remote'
         ? `the plan does not say where ${where} stood (it was made without a token, or the service did not say), and it is at ${store} now`
         : `${where} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
+    );
+  const settings = await settingsMark(target);
+  if (plan.settings !== undefined && settings !== plan.settings)
+    moved.push(
+      `this apply would read the profile settings ${settings === '' ? '(none)' : `"${settings}"`}, the plan was made with ${plan.settings === '' ? 'none' : `"${plan.settings}"`}: its requests would not be the plan's`,
     );
   const memory = await memoryMark(target, deps);
   if (memory !== plan.memory)

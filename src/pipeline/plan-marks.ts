@@ -30,6 +30,17 @@ export async function storeHolds(target: ResolvedTarget, head: string): Promise<
   return now.holds.includes(head);
 }
 
+/** Profile settings that shape no request: where and how fast it goes (the target is compared apart). */
+const NOT_SHAPING = new Set(['baseUrl', 'concurrency', 'rate']);
+
+/** The profile's settings the run reads that shape its requests, in its settings line's words; '' none. */
+export async function settingsMark(target: ResolvedTarget): Promise<string> {
+  const profile = target.note?.profile;
+  if (profile === undefined || !profile.used) return '';
+  const { settingsText } = await import('../context/profile-settings.js');
+  return settingsText(Object.fromEntries(Object.entries(profile.settings).filter(([key]) => !NOT_SHAPING.has(key))));
+}
+
 /** The sync memory's position: a digest of every memory file or the state document; NO_MEMORY where there is none. */
 export async function memoryMark(target: ResolvedTarget, deps: CommandDeps): Promise<string> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
