@@ -60,6 +60,20 @@ export function hierarchyEntryParts(entry: string): { id: string; flags: string[
   return { id: colon < 0 ? entry : entry.slice(0, colon), flags };
 }
 
+/** Memberships as a store's record holds them (objects with their flags), in a Hierarchies cell's words, `|`-joined. */
+export function membershipsCell(memberships: unknown): string {
+  if (!Array.isArray(memberships)) return '';
+  return memberships
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .map((entry) =>
+      hierarchyEntryCell(
+        String(entry.ExternalId),
+        HIERARCHY_FLAGS.filter(([, field]) => entry[field] === true).map(([word]) => word),
+      ),
+    )
+    .join('|');
+}
+
 /** A link as a Hierarchies cell writes it (`H-A`, `H-A:coordinator+reports`): hierarchyEntryParts reads it back. */
 export function hierarchyEntryCell(id: string, flags: readonly string[]): string {
   return flags.length === 0 ? id : `${id}:${flags.join('+')}`;

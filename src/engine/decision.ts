@@ -1,4 +1,5 @@
-import type { ApiResult, PlannedAction } from '../port/integration-api.js';
+import type { ApiResult, PlannedAction, RelatedChange } from '../port/integration-api.js';
+import { membershipsCell } from '../domain/coercion.js';
 import type { ApiErrorEntry } from '../domain/envelope.js';
 import type { Problem } from '../domain/problem.js';
 import { sameValue } from '../domain/same-value.js';
@@ -48,8 +49,43 @@ export function accept<T>(
   if (action !== 'unchanged') {
     const fields = changedFieldsOf(view, primary, effective);
     if (fields.length > 0) result.changedFields = fields;
+    const related = relatedChangesOf(view, primary, effective);
+    if (related.length > 0) result.relatedChanges = related;
   }
   return { result, changes: effective };
+}
+
+/** A stored password's field: named as the request names it, its value never shown. */
+const STORED_SECRET = 'PasswordHash';
+
+/**
+ * Each field the change gives an entity other than the primary (a schedule's candidates' users, its new group), for
+ * a plan a person reads per user (docs/plan.md, "Before and after"): memberships in a Hierarchies cell's words.
+ */
+function relatedChangesOf(
+  view: EngineView,
+  primary: { collection: CollectionName; key: string },
+  effective: readonly Change[],
+): RelatedChange[] {
+  const related: RelatedChange[] = [];
+  for (const change of effective) {
+    if (change.collection === primary.collection && change.key === primary.key) continue;
+    const before = (view.get(change.collection, change.key) ?? {}) as Record<string, unknown>;
+    const after = (change.value ?? {}) as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      // The entity's own id is the field's name already.
+      if (key === 'ExternalId' || sameValue(before[key], after[key])) continue;
+      const field = `${change.collection} ${change.key} ${key === STORED_SECRET ? 'Password' : key}`;
+      if (key === STORED_SECRET) related.push({ field });
+      else related.push({ field, ...shown(key, 'before', before[key]), ...shown(key, 'after', after[key]) });
+    }
+  }
+  return related;
+}
+
+function shown(key: string, side: 'before' | 'after', value: unknown): Partial<RelatedChange> {
+  if (value === undefined) return {};
+  return { [side]: key === 'Hierarchies' ? membershipsCell(value) : value };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ReportSummary } from '../report/run-report.js';
 import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import { formatMilliseconds } from '../formats/number-format.js';
-import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
+import { memoryMark, NO_MEMORY, settingsMark, storeHolds, targetStoreMark } from './plan-marks.js';
 
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -61,15 +61,17 @@ export async function refuseMovedPlan(
   // Everything that moved is named: a store another run wrote to has usually fed a memory too.
   const moved: string[] = [];
   const store = await targetStoreMark(target);
-  const where =
-    target.kind === 'local'
-      ? `the ${describeTarget(target.report)}`
-      : `the store served by ${describeTarget(target.report)}`;
+  const where = storeWords(target);
   if (store !== plan.store)
     moved.push(
       plan.store === null && target.kind === 'remote'
         ? `the plan does not say where ${where} stood (it was made without a token, or the service did not say), and it is at ${store} now`
         : `${where} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
+    );
+  const settings = await settingsMark(target);
+  if (plan.settings !== undefined && settings !== plan.settings)
+    moved.push(
+      `this apply would read the profile settings ${settings === '' ? '(none)' : `"${settings}"`}, the plan was made with ${plan.settings === '' ? 'none' : `"${plan.settings}"`}: its requests would not be the plan's`,
     );
   const memory = await memoryMark(target, deps);
   if (memory !== plan.memory)
@@ -83,6 +85,13 @@ export async function refuseMovedPlan(
   if (moved.length > 0) throw refused(moved.join('; '));
 }
 
+/** The target's store, in a refusal's words. */
+function storeWords(target: ResolvedTarget): string {
+  return target.kind === 'local'
+    ? `the ${describeTarget(target.report)}`
+    : `the store served by ${describeTarget(target.report)}`;
+}
+
 /** Where a plan's inputs and its record of being applied are kept: beside the runs. */
 export function planPlace(
   plan: Pick<PlanDocument, 'id'>,
@@ -92,22 +101,27 @@ export function planPlace(
   return join(resolve(deps.cwd, resolveRunsDir(runsDir, deps.env)), 'plans', plan.id);
 }
 
-/** How the plan was applied before (when, the run that applied it, its exit): undefined if never. */
+/**
+ * How the plan was applied before (when, the run that applied it, its exit, the store's head once that apply
+ * ended): undefined if never.
+ */
 export interface AppliedRecord {
   started: string;
   run?: string;
   exitCode?: number;
+  head?: string;
 }
 
 export async function appliedBefore(place: string): Promise<AppliedRecord | undefined> {
   const text = await readFile(join(place, 'applied.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const record = JSON.parse(text) as { started?: unknown; run?: unknown; exitCode?: unknown };
+    const record = JSON.parse(text) as { started?: unknown; run?: unknown; exitCode?: unknown; head?: unknown };
     return {
       started: typeof record.started === 'string' ? record.started : 'an unknown time',
       ...(typeof record.run === 'string' ? { run: record.run } : {}),
       ...(typeof record.exitCode === 'number' ? { exitCode: record.exitCode } : {}),
+      ...(typeof record.head === 'string' ? { head: record.head } : {}),
     };
   } catch {
     return { started: 'an unknown time' };
@@ -117,8 +131,8 @@ export async function appliedBefore(place: string): Promise<AppliedRecord | unde
 /** Records that the plan is being applied (undone if nothing was sent); `first`: only if none is there, else false. */
 export async function recordApplied(place: string, record: AppliedRecord, first = false): Promise<boolean> {
   await mkdir(place, { recursive: true, mode: 0o700 });
-  const { started, run, exitCode } = record;
-  const text = `${JSON.stringify({ started, run, exitCode })}\n`;
+  const { started, run, exitCode, head } = record;
+  const text = `${JSON.stringify({ started, run, exitCode, head })}\n`;
   try {
     await writeFile(join(place, 'applied.json'), text, { mode: 0o600, flag: first ? 'wx' : 'w' });
     return true;
@@ -128,34 +142,57 @@ export async function recordApplied(place: string, record: AppliedRecord, first 
   }
 }
 
+/** The flag a resume of an apply's run takes: its target is the plan's, which today's flags need not name. */
+const RESUME_TARGET = '--target-from-run';
+
+/** Records how the apply ended, with where the store stands then (judgeApplied asks whether it still holds that). */
+export async function recordApplyEnded(place: string, record: AppliedRecord, target: ResolvedTarget): Promise<void> {
+  const head = await targetStoreMark(target);
+  await recordApplied(place, { ...record, ...(head === null ? {} : { head }) });
+}
+
 /**
  * A plan applied before sends nothing (docs/plan.md, "Apply"). Its run finished (by that apply or a `runs resume`
  * since): the words to say, and exit 0, or 1 when a record failed, as that run's. Not finished, still running, or
  * with no run and no end on record (an apply before its run began, or killed by an examctl that kept no run id):
  * refused (E2602), naming what to do. A run pruned since is judged by the exit the apply recorded (0 or 1; any
- * other: refused too).
+ * other: refused too). A store that no longer holds the head the apply left it at (restored to before it,
+ * replaced) no longer holds what the plan sent: refused (E2601), not "applied already".
  */
 export async function judgeApplied(
-  id: string,
+  plan: Pick<PlanDocument, 'id' | 'target'>,
   given: string,
   before: AppliedRecord,
   place: string,
+  target: ResolvedTarget,
 ): Promise<{ words: string; exitCode: number }> {
+  const { id } = plan;
   const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
+  // The run went to the plan's target, which apply read from the plan, not from today's flags: the resume confirms it.
+  const resume = `examctl runs resume ${before.run ?? '<run>'} ${RESUME_TARGET}`;
   const unfinished =
     now !== undefined
       ? now.state === 'running'
         ? `its run ${before.run} is still running: examctl runs list shows when it ends`
         : now.state === 'not finished'
-          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
+          ? `its run ${before.run} did not finish: ${resume} sends the rest`
           : undefined
       : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
-        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
+        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume <run> ${RESUME_TARGET} sends the rest`
         : undefined;
   if (unfinished !== undefined)
     throw new UsageError(
       `plan ${id} (${given}) was applied already, at ${before.started}, and ${unfinished}; nothing was sent`,
       { code: 'E2602' },
+    );
+  if (
+    before.head !== undefined &&
+    targetIdentity(target.report) === targetIdentity(plan.target) &&
+    (await storeHolds(target, before.head)) === false
+  )
+    throw new UsageError(
+      `plan ${id} (${given}) was applied at ${before.started}${before.run === undefined ? '' : ` by run ${before.run}`}, but ${storeWords(target)} no longer holds where that apply left it (head ${before.head}): it was restored to before that, or replaced, so what the plan sent may be gone; nothing was sent: make a new plan (--dry-run --plan-out) and review that`,
+      { code: 'E2601' },
     );
   const how =
     now !== undefined

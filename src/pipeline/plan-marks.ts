@@ -19,6 +19,28 @@ export async function targetStoreMark(target: ResolvedTarget): Promise<string | 
   return (await storeHead(target, [], target.kind !== 'local'))?.head ?? null;
 }
 
+/**
+ * Whether the target's store still holds `head` (its history reaches it): false for a local store gone or that
+ * does not (restored to before it, replaced); undefined where it cannot be asked (the platform, no token).
+ */
+export async function storeHolds(target: ResolvedTarget, head: string): Promise<boolean | undefined> {
+  if (target.kind !== 'local' && target.tokenSource === undefined) return undefined;
+  const now = await storeHead(target, [head], target.kind !== 'local');
+  if (now === undefined) return target.kind === 'local' ? false : undefined;
+  return now.holds.includes(head);
+}
+
+/** Profile settings that shape no request: where and how fast it goes (the target is compared apart). */
+const NOT_SHAPING = new Set(['baseUrl', 'concurrency', 'rate']);
+
+/** The profile's settings the run reads that shape its requests, in its settings line's words; '' none. */
+export async function settingsMark(target: ResolvedTarget): Promise<string> {
+  const profile = target.note?.profile;
+  if (profile === undefined || !profile.used) return '';
+  const { settingsText } = await import('../context/profile-settings.js');
+  return settingsText(Object.fromEntries(Object.entries(profile.settings).filter(([key]) => !NOT_SHAPING.has(key))));
+}
+
 /** The sync memory's position: a digest of every memory file or the state document; NO_MEMORY where there is none. */
 export async function memoryMark(target: ResolvedTarget, deps: CommandDeps): Promise<string> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };

@@ -28,7 +28,7 @@ import { say } from '../formats/terminal-text.js';
 import { counted } from '../formats/number-format.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { inputPathOf } from './command-input.js';
-import { memoryMark, targetStoreMark } from './plan-marks.js';
+import { memoryMark, settingsMark, targetStoreMark } from './plan-marks.js';
 import { keptInputPath, planPlace } from './plan-apply.js';
 import { unitAction, type Unit } from './record-job.js';
 
@@ -89,6 +89,7 @@ export class PlanTap {
       target: target.report,
       cwd: deps.cwd,
       options,
+      settings: await settingsMark(target),
       inputs: await plannedInputs(deps, planPath, place).catch(async (error: unknown) => {
         await rm(place, { recursive: true, force: true });
         throw error;

@@ -408,6 +408,7 @@ export class RecordDispatcher<P, R> {
     if (outcome.action) {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
+      if (outcome.changes) item.changes = outcome.changes;
     }
     return this.entryOf(item, unit);
   }

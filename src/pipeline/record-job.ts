@@ -90,7 +90,7 @@ export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<
 }
 
 /** What the target said about one unit, in the report item's terms. */
-export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changedFields' | 'note'> {
+export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changedFields' | 'changes' | 'note'> {
   status: Exclude<ItemStatus, 'skipped'>;
   /** The id the service chose, replacing the unit's. */
   id?: string;

@@ -23,6 +23,8 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
   if (result.note !== undefined) outcome.note = result.note;
   if (action) outcome.action = action;
   if (result.changedFields) outcome.changedFields = result.changedFields;
+  // The local engine knows the record before: every value is known.
+  if (result.relatedChanges) outcome.changes = result.relatedChanges.map((change) => ({ ...change, known: true }));
   return outcome;
 }
 

@@ -25,6 +25,11 @@ export interface ApiResult<T> {
   /** Local engine, `updated` only: the top-level fields of the entity that change (the plan shows them). */
   changedFields?: string[];
   /**
+   * Local engine: each field the call gives another entity (a schedule's candidates' users, its new group), named
+   * `<collection> <id> <field>`, its value before (absent: none) and after (absent: removed); a secret's never.
+   */
+  relatedChanges?: RelatedChange[];
+  /**
    * Remote client only: a non-idempotent call was retried after an attempt whose answer was
    * lost, and the service now says the entity already exists (810, Duplicate ScheduleExtId with
    * Upsert false). The lost attempt created it, so the call succeeded once: the run reports it
@@ -35,6 +40,12 @@ export interface ApiResult<T> {
   contradictory?: boolean;
   /** Remote client only: a caveat the run report carries with this result (see createdByLostAttempt). */
   note?: string;
+}
+
+export interface RelatedChange {
+  field: string;
+  before?: unknown;
+  after?: unknown;
 }
 
 export interface CallOptions {

@@ -47,7 +47,8 @@ type Line = readonly [label: string] | readonly [label: string, value: string | 
 
 /** A value as the page shows it: text as it is, anything else as its JSON; cut past VALUE_CHARS. */
 function shownValue(field: string, value: unknown): string {
-  if (isSecretField(field)) return 'withheld';
+  // A related entity's field is named `<collection> <id> <field>`.
+  if (isSecretField(field.slice(field.lastIndexOf(' ') + 1))) return 'withheld';
   if (value === undefined) return '(none)';
   if (value === null || value === '') return '(empty)';
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
@@ -66,17 +67,18 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
   }
   // A mover's links once: as it leaves and joins them (below).
   const moved = item.removed !== undefined && item.removed.length > 0 ? item.moved : undefined;
-  if (item.changes !== undefined) {
-    for (const change of item.changes) {
-      if (change.field === moved) continue;
-      if (item.action !== 'created')
-        before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
-      after.push([change.field, shownValue(change.field, change.after)]);
-    }
-  } else if (item.changedFields !== undefined) {
-    // The fields that change, their values not in the report.
-    for (const field of item.changedFields) if (field !== moved) after.push([field]);
+  const changes = item.changes ?? [];
+  for (const change of changes) {
+    if (change.field === moved) continue;
+    // A created item's field had no value; a schedule created changes its candidates' users that had one.
+    if (item.action !== 'created' || change.before !== undefined)
+      before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
+    after.push([change.field, shownValue(change.field, change.after)]);
   }
+  // The fields that change whose values the report lacks (a schedule's own, beside its candidates' users): by name.
+  for (const field of item.changedFields ?? [])
+    if (field !== moved && !changes.some((change) => change.field === field || change.field.startsWith(`${field} `)))
+      after.push([field]);
   if (item.removed !== undefined && item.removed.length > 0) before.push(['leaves', item.removed.join(', ')]);
   if (item.joined !== undefined && item.joined.length > 0) after.push(['joins', item.joined.join(', ')]);
   return { before, after };

@@ -72,6 +72,11 @@ export const PLAN_HEADER = z.object({
   cwd: z.string(),
   /** The command's options as a run journal keeps them (docs/runs.md, "What a journal keeps"). */
   options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])),
+  /**
+   * The profile's settings that shape the requests, as the run's settings line says them (`set Role=Author`); ''
+   * none. Absent in a plan an examctl that did not record it wrote.
+   */
+  settings: z.string().optional(),
   inputs: z.array(INPUT),
   /** The store's position, opaque, compared by equality; null: the target tells none (a remote service). */
   store: z.string().nullable(),

@@ -186,14 +186,14 @@ export const ERROR_CODES = {
   E2601: {
     title: 'the plan no longer fits',
     cause:
-      'The plan was made for another target, its store or sync memory moved since (another run, a restore), or it is older than `--max-age`: what it would send is no longer what was reviewed. Nothing was sent.',
+      'The plan was made for another target or other profile settings, its store or sync memory moved since (another run, a restore), or it is older than `--max-age`: what it would send is no longer what was reviewed. Or it was applied already and the store no longer holds where that apply left it (restored to before it, replaced): what it sent may be gone. Nothing was sent.',
     fix: 'Make a new plan against the target as it is now, review it, and apply that (docs/plan.md, "Refusals").',
   },
   E2602: {
     title: "the plan's apply did not finish",
     cause:
       'The plan was applied before, and the run that applied it did not finish (killed, stopped, or still running): part of the plan may not have been sent. Applying it again sends nothing.',
-    fix: '`examctl runs resume <run>` (the run the message names) sends the rest of the plan (docs/plan.md, "Apply").',
+    fix: '`examctl runs resume <run> --target-from-run` (the run the message names; its target is the plan\'s) sends the rest of the plan (docs/plan.md, "Apply").',
   },
   E3000: {
     title: 'target failed',

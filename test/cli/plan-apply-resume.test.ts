@@ -6,6 +6,8 @@ import { serveLocalStore } from '../../src/server/index.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW } from '../support/cli.js';
 import { withTempDir } from './helpers.js';
+import { expectCoded } from '../support/coded-message.js';
+import { summaryOf } from '../support/facts.js';
 
 /**
  * An apply interrupted at a marker (EXAMCTL_TEST_SIGNAL_AFTER, docs/runs.md), then `runs resume`:
@@ -82,6 +84,41 @@ describe('an interrupted apply, resumed', () => {
         const check = await examctl([...sync, '--dry-run', '--json'], dir, env);
         const after = JSON.parse(check.stdout) as { items: Item[] };
         expect(after.items.filter((item) => item.action !== 'unchanged')).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }));
+
+  it("an apply to the plan's remote target killed, applied again: E2602 names the resume that goes there, which does", () =>
+    withTempDir(async (dir) => {
+      const server = await serveLocalStore({
+        storeDir: join(dir, 'served'),
+        port: 0,
+        now: clockFromEnv({ EXAMCTL_NOW: PINNED_NOW }),
+      });
+      try {
+        // The target is the plan's: apply and what it says are typed without a base URL, as docs/plan.md shows.
+        const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+        await writeFile(join(dir, 'users.csv'), csv(''));
+        const planned = await examctl(
+          ['--base-url', server.url, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'plan.json'],
+          dir,
+          env,
+        );
+        expect(planned.code, planned.stderr).toBe(0);
+        const killed = await examctl(['apply', 'plan.json'], dir, {
+          ...env,
+          EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+        });
+        expect(killed.signal).toBe('SIGKILL');
+        const again = await examctl(['apply', 'plan.json'], dir, env);
+        expect(again.code).toBe(2);
+        expectCoded(again.stderr, 'E2602', 'plan.json');
+        const said = /examctl (runs resume [^;:]*?) sends the rest/.exec(again.stderr)?.[1];
+        expect(said, again.stderr).toBeDefined();
+        const resumed = await examctl(said!.split(' '), dir, env);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(summaryOf(resumed.stderr)).toMatchObject({ ok: USERS, failed: 0, skipped: 0 });
       } finally {
         await server.close();
       }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -70,5 +70,33 @@ describe('a plan applied again', () => {
       expectCoded(second.stderr, 'E2602', '(p.json)', '2026-11-21T10:00:00.000Z', 'examctl runs list');
       const listed = await examctl(['runs', 'list', '--json'], dir, env);
       expect(listed.stdout).not.toContain('user sync');
+    }));
+
+  it('after a restore to before its apply: E2601, nothing sent; after a later run wrote on: exit 0', () =>
+    withTempDir(async (dir) => {
+      const { env, store } = await planned(dir);
+      await cp(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+      expect((await examctl([...store, 'apply', 'p.json'], dir, env)).code).toBe(0);
+      // The store restored to the backup: the plan's users are gone, so "applied already, exit 0" would be false.
+      await rm(join(dir, 'store'), { recursive: true });
+      await cp(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
+      const restored = await examctl([...store, 'apply', 'p.json'], dir, env);
+      expect(restored.code).toBe(2);
+      expectCoded(restored.stderr, 'E2601', '(p.json)', join(dir, 'store'));
+      expect(restored.stderr).not.toContain('was applied already, at');
+    }));
+
+  it('after another run wrote to the store since its apply: applied already, exit 0', () =>
+    withTempDir(async (dir) => {
+      const { env, store } = await planned(dir);
+      expect((await examctl([...store, 'apply', 'p.json'], dir, env)).code).toBe(0);
+      await writeFile(
+        join(dir, 'more.csv'),
+        'ExternalId,FirstName,LastName,Email,Role\nv-1,Bo,Li,v1@example.test,Candidate\n',
+      );
+      expect((await examctl([...store, 'user', 'sync', '--file', 'more.csv'], dir, env)).code).toBe(0);
+      const again = await examctl([...store, 'apply', 'p.json'], dir, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('was applied already, at');
     }));
 });

@@ -4,7 +4,7 @@ import { printJson } from '../../context/command-deps.js';
 import { type GlobalOptions } from '../../flags/global-options.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { say } from '../../formats/terminal-text.js';
-import { readPlan } from '../../runs/plan-document.js';
+import { type PlanDocument, readPlan } from '../../runs/plan-document.js';
 import { actionWords } from '../../report/plan-actions.js';
 import {
   type AppliedRecord,
@@ -16,9 +16,10 @@ import {
   planGuard,
   planPlace,
   recordApplied,
+  recordApplyEnded,
   refuseMovedPlan,
 } from '../../pipeline/plan-apply.js';
-import type { TargetOf } from '../../context/resolved-target.js';
+import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
 import type { CliDeps } from '../command-declaration.js';
 import { resumeEntry } from '../resume-registry.js';
 import type { ApplyOptions } from './apply.options.js';
@@ -34,16 +35,21 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const place = planPlace(plan, deps);
   const dryRun = options.dryRun === true;
   // Applied already: a dry run says so too, as apply would (its own run moved the store since the plan).
-  const before = await appliedBefore(place);
-  if (before !== undefined) return appliedAlready(plan.id, given, before, place, options.json === true, deps);
-  const entry = resumeEntry(plan.command, deps);
-  if ('notResumable' in entry)
-    throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
   // The plan's own settings and target; a target flag given to apply must name the same (refused otherwise).
   const flags = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   // Apply's own paths mean where apply was typed; the plan's (its inputs, its --store) where the plan was made.
   for (const name of TYPED_PATHS)
     if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
+  const { targetOnce } = await import('../../context/target.js');
+  const before = await appliedBefore(place);
+  if (before !== undefined) {
+    const invocation = { ...plan.options, ...flags };
+    const target = targetOnce(invocation as GlobalOptions, { ...deps, cwd: plan.cwd, invocation });
+    return appliedAlready(plan, given, before, place, await target(), options.json === true, deps);
+  }
+  const entry = resumeEntry(plan.command, deps);
+  if ('notResumable' in entry)
+    throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
   // Never asks: the plan a person reviewed is the confirmation (docs/plan.md, "At a terminal").
   const kept = await keptInputs(plan, place, given);
   const runOptions: Record<string, unknown> = { ...plan.options, ...flags, ...kept, yes: true };
@@ -68,14 +74,13 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
       },
     },
   };
-  const { targetOnce } = await import('../../context/target.js');
   const target = targetOnce(runOptions as GlobalOptions, runDeps);
   await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
   const started = deps.now().toISOString();
   // Of two applies at once, the one that records first goes; the other is judged as a plan applied already.
   if (!dryRun && !(await recordApplied(place, { started }, true))) {
     const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
-    return appliedAlready(plan.id, given, first, place, options.json === true, deps);
+    return appliedAlready(plan, given, first, place, await target(), options.json === true, deps);
   }
   await say(
     deps,
@@ -94,21 +99,23 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     if (!dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage) await forgetApplied(place);
     throw error;
   }
-  if (!dryRun) await recordApplied(place, { started, ...(run === undefined ? {} : { run }), exitCode });
+  if (!dryRun)
+    await recordApplyEnded(place, { started, ...(run === undefined ? {} : { run }), exitCode }, await target());
   return exitCode;
 }
 
 /** A plan applied before sends nothing: says so, as its run ended (judgeApplied refuses one not finished). */
 async function appliedAlready(
-  id: string,
+  plan: PlanDocument,
   given: string,
   before: AppliedRecord,
   place: string,
+  target: ResolvedTarget,
   json: boolean,
   deps: CliDeps,
 ): Promise<number> {
-  const { words, exitCode } = await judgeApplied(id, given, before, place);
+  const { words, exitCode } = await judgeApplied(plan, given, before, place, target);
   await say(deps, words);
-  if (json) await printJson(deps, { plan: id, applied: false, reason: words });
+  if (json) await printJson(deps, { plan: plan.id, applied: false, reason: words });
   return exitCode;
 }
