@@ -98,3 +98,15 @@ export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boole
 export function promptIoOf(deps: CommandDeps) {
   return { ...deps.promptIo, signal: deps.signal };
 }
+
+/** A secret typed at a masked prompt (`what` names it if interrupted: `token`), or given by the test's `askSecret`. */
+export async function askedSecret(deps: CommandDeps, message: string, what?: string): Promise<string> {
+  if (deps.askSecret) return deps.askSecret(message, deps.signal);
+  return (await import('../terminal/prompts.js')).inquirerSecret(message, deps.signal, what);
+}
+
+/** A person's yes to `question` (default no): at the terminal, or by the test's `confirm`. */
+export async function confirmed(deps: CommandDeps, question: string): Promise<boolean> {
+  if (deps.confirm) return deps.confirm(question);
+  return (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
+}

@@ -8,7 +8,7 @@ import { BUILD_ID } from '../version.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { goneStore, memoryPlaceOf, namedStorePath, targetOnce } from './target.js';
-import { REMOTE_NOT_SET, TOKEN_SOURCE_WORDS } from './remote-settings.js';
+import { noTokenError, TOKEN_SOURCE_WORDS } from './remote-settings.js';
 import { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces } from './loose-permissions.js';
 import { configDir, configPath, expandPath, runConfig } from './config-file.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -128,13 +128,7 @@ export async function checkRemote(
   report.checks.push(
     tokenSource !== undefined
       ? { name: 'token', status: 'ok', detail: `set (from ${report.token.source})` }
-      : {
-          name: 'token',
-          status: 'fail',
-          // The code a run that sends refuses with.
-          code: REMOTE_NOT_SET,
-          detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login',
-        },
+      : failedCheck('token', noTokenError()),
   );
 
   const answer = await target.remote

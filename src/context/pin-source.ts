@@ -3,7 +3,7 @@ import { isGiven } from '../domain/field-rules.js';
 import { refuseWithheldPins } from '../input/withheld-pins.js';
 import type { InputRecord } from '../input/record.js';
 import { say } from '../formats/terminal-text.js';
-import { promptsAllowed, type CommandDeps } from './command-deps.js';
+import { askedSecret, promptsAllowed, type CommandDeps } from './command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { nonEmpty } from '../system/env-values.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
@@ -48,11 +48,7 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
 /** Asks for the PIN (masked) when a person can be asked; undefined otherwise (the caller refuses as before). */
 export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
   if (!promptsAllowed(options, deps)) return undefined;
-  const ask =
-    deps.askSecret ??
-    (async (message: string, signal?: AbortSignal) =>
-      (await import('../terminal/prompts.js')).inquirerSecret(message, signal, 'PIN'));
-  const pin = (await ask(`${why}: PIN`, deps.signal)).trim();
+  const pin = (await askedSecret(deps, `${why}: PIN`, 'PIN')).trim();
   if (pin === '') throw new UsageError('no PIN entered; nothing was sent');
   return pin;
 }

@@ -40,8 +40,8 @@ export interface RemoteTarget {
   warnings: string[];
 }
 
-/** The code of a remote target that lacks its base URL or its token; `doctor`'s token check says it too. */
-export const REMOTE_NOT_SET = 'E2008' satisfies CodeOfExit<2>;
+/** The code of a remote target that lacks its base URL or its token (`doctor`'s token check is noTokenError). */
+const REMOTE_NOT_SET = 'E2008' satisfies CodeOfExit<2>;
 
 export function noTokenError(): UsageError {
   return new UsageError(

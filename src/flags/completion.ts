@@ -3,14 +3,13 @@ import type { Command, Option } from 'commander';
 import { REFUSED_GLOBALS } from './option-table.js';
 
 /** Each shell's script, in the order `examctl completion` lists them. */
-const SCRIPTS = {
+export const COMPLETION_SCRIPTS = {
   bash: bashCompletion,
   zsh: zshCompletion,
   fish: fishCompletion,
   powershell: powershellCompletion,
 } as const;
-export type Shell = keyof typeof SCRIPTS;
-export const SHELLS = Object.keys(SCRIPTS) as Shell[];
+export const SHELLS = Object.keys(COMPLETION_SCRIPTS) as (keyof typeof COMPLETION_SCRIPTS)[];
 const generated = (shell: string): string =>
   `# ${shell} completion for examctl, generated from its command tree by \`examctl completion ${shell.toLowerCase()}\`.`;
 
@@ -263,7 +262,7 @@ function psArray(words: readonly string[]): string {
 }
 
 /** PowerShell 5.1 and 7 (a path option gives nothing: it offers file names), with the `.cmd`/`.ps1` shims. */
-function powershellCompletion(program: Command): string {
+export function powershellCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);
   const key = (node: CommandNode): string => psQuoted(node.path.join(' '));
@@ -327,8 +326,4 @@ ${choices.map((line) => `  ${line}`).join('\n')}
   }
 }
 `;
-}
-
-export function completionScript(shell: Shell, program: Command): string {
-  return SCRIPTS[shell](program);
 }

@@ -23,14 +23,11 @@ export const positiveNumber = checked(
 );
 
 /** A whole number from `min`, to `max` when given (`--faults-seed`). */
-export function wholeNumberIn(name: string, min: number, max?: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > (max ?? Number.POSITIVE_INFINITY)) {
-      const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
-      throw new InvalidArgumentError(`${name} must be a whole number ${range}`);
-    }
-    return Number(value);
-  };
+export function wholeNumberIn(name: string, min: number, max = Number.POSITIVE_INFINITY) {
+  return checked(
+    (text) => (/^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined),
+    `a whole number ${max === Number.POSITIVE_INFINITY ? `of at least ${min}` : `from ${min} to ${max}`}`,
+  )(name);
 }
 
 const SECOND = 1000;

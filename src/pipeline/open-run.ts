@@ -1,6 +1,6 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import { UsageError } from '../system/errors.js';
-import { noInput, promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { confirmed, noInput, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
 import { openRunReport, type OpenReport } from './report-sinks.js';
@@ -123,10 +123,7 @@ async function confirmRemote(
     typeof described === 'string'
       ? `${command}: ${described} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).${pageSentence(options, false)}`
       : `${command} to remote ${target.baseUrl}, plan: ${described.plan}.${pageSentence(options, true)}`;
-  const confirmed = deps.confirm
-    ? await deps.confirm(question)
-    : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
-  if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
+  if (!(await confirmed(deps, question))) throw new UsageError('not confirmed: nothing was sent');
 }
 
 /** Where a person reads every record: the run's HTML page, or, beside a plan, how to have one first (docs/human.md). */

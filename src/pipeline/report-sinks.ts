@@ -67,15 +67,14 @@ async function reportSinkOf(
 ): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
   if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run ?? options.plannedRun);
+  const endedAt = times?.endedAt ?? times?.startedAt;
+  const now = endedAt === undefined ? undefined : () => endedAt;
   if (format === 'html') {
     const { HtmlReportWriter } = await import('../report/html-report-writer.js');
-    const endedAt = times?.endedAt ?? times?.startedAt;
-    return new HtmlReportWriter(sink, header, endedAt === undefined ? undefined : () => endedAt);
+    return new HtmlReportWriter(sink, header, now);
   }
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
-  if (times === undefined) return new JunitReportWriter(sink, header);
-  const endedAt = times.endedAt ?? times.startedAt;
-  return new JunitReportWriter(sink, header, { startedAt: times.startedAt, now: () => endedAt });
+  return new JunitReportWriter(sink, header, { startedAt: times?.startedAt, now });
 }
 
 /** On a UTF-8 terminal the counts are a small table; in logs and pipes one plain, greppable line. */

@@ -5,7 +5,7 @@ import { describeTarget } from '../report/report-writers.js';
 import { nonEmpty } from '../system/env-values.js';
 import { expandPath, runConfig, sameUrl, type ExamctlConfig } from '../context/config-file.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { confirmed, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 
 /*
@@ -109,10 +109,7 @@ export async function confirmResumeTarget(
     const question = terminalLine(
       `${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`,
     );
-    const confirmed = deps.confirm
-      ? await deps.confirm(question)
-      : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
-    if (confirmed) return;
+    if (await confirmed(deps, question)) return;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
   throw new RunJournalError(

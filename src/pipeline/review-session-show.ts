@@ -167,10 +167,7 @@ async function idsOf(options: ShowFlags, deps: CommandDeps): Promise<string[]> {
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
     for (const entry of listed) refuseTooLong(entry.id, `${entry.source.file}:${entry.source.line}`);
     ids.push(...listed.map((entry) => entry.id));
-  } else if (options.sheet !== undefined)
-    throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
-  else if (options.hiddenRows !== undefined)
-    throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
+  }
   if (ids.length === 0)
     throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
   return ids;

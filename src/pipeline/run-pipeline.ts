@@ -573,19 +573,19 @@ async function checkReportFits(
   const report = options.report;
   if (report === undefined || reportFormatOf(report) !== 'xlsx') return;
   const header = (await firstRecord(records()))?.raw?.header;
-  const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([
+  const [{ SHEET_REPORT_COLUMNS }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([
     import('../report/xlsx-report-writer.js'),
     import('../input/sheet-rows.js'),
   ]);
   const kept = header === undefined ? 0 : keptHeader(header).length;
-  const columns = reportColumnCount(kept);
+  const columns = kept + SHEET_REPORT_COLUMNS.length;
   const refusal = (would: string, holds: string) =>
     new UsageError(
       `--report ${report}: the report would have ${would}, more than a sheet holds (${holds}); nothing was sent: write the report as .csv or .json`,
     );
   if (header !== undefined && columns > MAX_SHEET_COLUMNS) {
     throw refusal(
-      `${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings)`,
+      `${formatCount(columns)} columns (the input's ${formatCount(kept)}, then ${SHEET_REPORT_COLUMNS.join(', ')})`,
       `${formatCount(MAX_SHEET_COLUMNS)}, A to XFD`,
     );
   }

@@ -22,13 +22,13 @@ export type RunInput =
   | {
       units?: () => AsyncIterable<Unit<unknown>>;
       count: number;
-      summaryNotes?: readonly SummaryNote[] /** A table input's first row as read (its header, names, dialect). */;
-      table?: TableRow /** The table input's header as read, also when it has no row. */;
+      summaryNotes?: readonly SummaryNote[];
+      /** A table input's first row as read (its header, names, dialect). */
+      table?: NonNullable<InputRecord['raw']>;
+      /** The table input's header as read, also when it has no row. */
       header?: TableHeader;
     }
   | { unlisted: string };
-
-export type TableRow = NonNullable<InputRecord['raw']>;
 
 /** The leavers' rows of a CSV or xlsx report: a file's rows under the leavers' header, and a leaver's own row. */
 export type LeaverRows = { fileRows: (rows: SourceRow[]) => SourceRow[]; row: (item: ReportItem) => SourceRow };

@@ -9,9 +9,8 @@ import {
   type PreparedSchedule,
   type ScheduleDefaults,
 } from '../domain/sittings.js';
-import { type Workflow } from '../domain/schedule.js';
+import { SCHEDULE_TABLE, type Workflow } from '../domain/schedule.js';
 import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
-import { SCHEDULE_TABLE } from '../domain/schedule.js';
 import { RECORD_COLUMNS } from '../domain/columns.js';
 import { SCHEDULE_ID_RULE } from '../domain/one-id-per-file.js';
 import { isGiven, unknownFieldProblem } from '../domain/field-rules.js';

@@ -12,7 +12,7 @@ import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
 import { ACTION_WORDS, itemAction, SHOWN_ORDER, type PlanAction } from './plan-actions.js';
-import { describeTarget, noMemorySentence, REDACTED_CELL } from './report-writers.js';
+import { describeTarget, noMemorySentence, problemWords, REDACTED_CELL } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
@@ -116,10 +116,7 @@ export function recordOf(rows: readonly SourceRow[] | undefined, id: string | nu
 
 /** The note cell: the item's errors (`field code message`), then its note. */
 function noteOf(item: ReportItem): string {
-  const errors = item.errors.map((error) =>
-    [error.field, error.code ?? '', error.message].filter((part) => part !== '').join(' '),
-  );
-  return [...errors, ...(item.note === undefined ? [] : [item.note])].join('\n');
+  return [...item.errors.map(problemWords), ...(item.note === undefined ? [] : [item.note])].join('\n');
 }
 
 /** Text in HTML, as text: `<script>` in a name shows as `<script>`. */

@@ -119,14 +119,13 @@ export class JunitReportWriter implements ReportSink {
     const stops = this.stopCase === '' ? 0 : 1;
     if (stops > 0) await this.cases.write(this.stopCase);
     const memory = this.header.syncMemory;
+    const sentence = noMemorySentence(this.header);
     const memoryValue =
       memory === undefined
         ? undefined
-        : !memory.populationFound
-          ? `none: ${noMemorySentence(this.header)}`
-          : memory.missesRun !== undefined || memory.otherMemories !== undefined
-            ? `incomplete: ${noMemorySentence(this.header)}`
-            : `found: ${memory.remembered} remembered (${memory.file})`;
+        : sentence === undefined
+          ? `found: ${memory.remembered} remembered (${memory.file})`
+          : `${memory.populationFound ? 'incomplete' : 'none'}: ${sentence}`;
     const counts = {
       tests: summary.total + stops,
       failures: summary.failed + summary.partial + stops,

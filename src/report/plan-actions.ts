@@ -7,27 +7,11 @@
 import { formatCount } from '../formats/number-format.js';
 
 /**
- * Each request's action, then what is not sent (`unchanged` without a request, `left`, `invalid`),
- * and what the target refused (`fails`) or the run never reached (`skipped`).
+ * Each request's action, then what is not sent (`unchanged` without a request, `left`, `invalid`), and what the
+ * target refused (`fails`) or the run never reached (`skipped`); with its words: what a dry run would do, what a
+ * real run did.
  */
-export const PLAN_ACTIONS = [
-  'create',
-  'update',
-  'disable',
-  'enable',
-  'prune',
-  'remove',
-  'send',
-  'fails',
-  'unchanged',
-  'left',
-  'invalid',
-  'skipped',
-] as const;
-export type PlanAction = (typeof PLAN_ACTIONS)[number];
-
-/** An action's words: what a dry run would do, what a real run did. */
-export const ACTION_WORDS: Readonly<Record<PlanAction, readonly [dryRun: string, real: string]>> = {
+export const ACTION_WORDS = {
   create: ['to create', 'created'],
   update: ['to update', 'updated'],
   disable: ['to disable', 'disabled'],
@@ -40,7 +24,9 @@ export const ACTION_WORDS: Readonly<Record<PlanAction, readonly [dryRun: string,
   left: ['left alone', 'left alone'],
   invalid: ['invalid', 'invalid'],
   skipped: ['skipped', 'skipped'],
-};
+} as const satisfies Readonly<Record<string, readonly [dryRun: string, real: string]>>;
+export type PlanAction = keyof typeof ACTION_WORDS;
+export const PLAN_ACTIONS = Object.keys(ACTION_WORDS) as PlanAction[];
 
 /**
  * The order the plan's sections and the page's tables show the actions in (docs/cli.md, "The HTML page"):

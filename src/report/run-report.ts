@@ -116,7 +116,8 @@ export function targetIdentity(target: ReportTarget, platform = process.platform
   return `remote ${(URL.canParse(baseUrl) ? new URL(baseUrl).href : baseUrl).replace(/\/+$/, '')}`;
 }
 
-export interface ReportSummary {
+/** A real run's ok items by action (docs/cli.md, "Created and updated"): `created`, `updated`... */
+export interface ReportSummary extends Partial<Record<ItemAction, number>> {
   total: number;
   ok: number;
   partial: number;
@@ -129,14 +130,6 @@ export interface ReportSummary {
   actions?: ActionCounts;
   /** --prune-memberships: items that removed a link or flag examctl sent (docs/sync.md); JSON report only. */
   movers?: number;
-  /** A real run's ok items by action (docs/cli.md, "Created and updated"). */
-  created?: number;
-  updated?: number;
-  unchanged?: number;
-  sent?: number;
-  disabled?: number;
-  removed?: number;
-  left?: number;
 }
 
 /** The report's fixed head: what ran, where, and whether anything could change. */

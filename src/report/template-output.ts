@@ -44,8 +44,6 @@ export function templateKindOf(kind: string): TemplateKind {
 /** What `request` prints; every refusal is thrown here, before an `--out` file is opened. */
 export async function templateOutput(request: TemplateRequest): Promise<TemplateOutput> {
   const { kind, output, out, bom, mapExample, example } = request;
-  if (example === true && mapExample === true)
-    throw new UsageError('--example and --map-example each print a file: give one');
   const which = templateKindOf(kind);
   if (example === true) return { text: await shippedExample(which, output, out) };
   if (mapExample === true) return { text: await mapExampleOf(which, output) };

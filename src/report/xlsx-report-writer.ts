@@ -43,13 +43,8 @@ const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
   skipped: RowLook.amber,
 };
 
-/** The columns a report adds after the input's: status, error_codes, error_messages, action, note, run, warnings. */
-const REPORT_COLUMN_COUNT = WRITTEN_COLUMNS.length + 1;
-
-/** The report's columns for an input header of `inputColumns` kept columns: refused past Excel's last column. */
-export function reportColumnCount(inputColumns: number): number {
-  return inputColumns + REPORT_COLUMN_COUNT;
-}
+/** The columns a report workbook adds after the input's: the CSV report's, then the warnings. */
+export const SHEET_REPORT_COLUMNS = [...WRITTEN_COLUMNS, WARNINGS_COLUMN] as const;
 
 /** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
 interface XlsxReportOptions {
@@ -99,7 +94,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   private headerOf(input: readonly string[]): readonly string[] {
-    return [...keptHeader(input), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
+    return [...keptHeader(input), ...SHEET_REPORT_COLUMNS];
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -117,7 +112,7 @@ export class XlsxReportWriter implements ReportSink {
       const started =
         first === undefined
           ? this.start(SOURCE_HEADER)
-          : this.start(this.headerOf(first.header), this.types.formats(first, REPORT_COLUMN_COUNT));
+          : this.start(this.headerOf(first.header), this.types.formats(first));
       return started.then((sheet) => this.rowsOf(sheet, entry));
     }
     return this.rowsOf(this.sheet, entry);
@@ -156,7 +151,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 }
 
-const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
+const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...SHEET_REPORT_COLUMNS];
 
 /** One sheet of a workbook: its name, header and how each column is shown (default text). */
 interface SheetHeader {
@@ -344,7 +339,7 @@ class ReportCellTypes {
   }
 
   /** How each column is shown: input columns by kind, the report's own as text. */
-  formats(row: SourceRow, reportColumns: number): CellFormat[] {
+  formats(row: SourceRow): CellFormat[] {
     const formats = this.layoutOf(row).map(({ kind }) =>
       kind === 'date'
         ? CellFormat.date
@@ -354,8 +349,7 @@ class ReportCellTypes {
             ? CellFormat.text
             : CellFormat.general,
     );
-    for (let i = 0; i < reportColumns; i++) formats.push(CellFormat.text);
-    return formats;
+    return [...formats, ...SHEET_REPORT_COLUMNS.map(() => CellFormat.text)];
   }
 
   /** The report row's cells (changed in place), its input cells typed where they read back the same. */

@@ -204,16 +204,16 @@ function checkSheetName(name: string): void {
 function pastSheetLimit(columns?: number): Error {
   if (columns === undefined)
     return new Error(
-      `an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`,
+      `an .xlsx sheet holds at most ${formatCount(MAX_SHEET_ROWS)} rows: write a report this large as .csv`,
     );
   return new Error(
-    `an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`,
+    `an .xlsx sheet holds at most ${formatCount(MAX_SHEET_COLUMNS)} columns (A to XFD), not ${formatCount(columns)}`,
   );
 }
 
 /** A text longer than a cell holds, cut with a visible marker of its length (never inside a surrogate pair). */
 function cutToCell(text: string): string {
-  const marker = `…[cut by examctl: ${text.length.toLocaleString('en-US')} characters, a cell holds ${MAX_CELL_CHARS.toLocaleString('en-US')}]`;
+  const marker = `…[cut by examctl: ${formatCount(text.length)} characters, a cell holds ${formatCount(MAX_CELL_CHARS)}]`;
   let end = MAX_CELL_CHARS - marker.length;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;

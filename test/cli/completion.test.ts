@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import {
   bashCompletion,
   commandTree,
-  completionScript,
+  powershellCompletion,
   fishCompletion,
   SHELLS,
   zshCompletion,
@@ -86,7 +86,7 @@ describe('completion from the command tree', () => {
   it.skipIf(!hasShell('bash'))(
     'the bash script parses (bash -n) and completes commands, options, choices and files',
     async () => {
-      const script = completionScript('bash', program());
+      const script = bashCompletion(program());
       expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
       // In the registry's order (src/cli/program.ts), then the two the tree adds.
       expect(await complete(script, ['examctl', ''])).toEqual([
@@ -143,7 +143,7 @@ describe('completion from the command tree', () => {
   });
 
   it('each command is offered the global flags its declaration takes, not those it refuses with exit 2 (trial11 F13)', async () => {
-    const script = completionScript('bash', program());
+    const script = bashCompletion(program());
     if (hasShell('bash')) {
       expect(await complete(script, ['examctl', 'runs', 'prune', '--d'])).toEqual(['--debug']);
       // --strict, --no-strict: for commands that send records (runs list refuses them).
@@ -163,7 +163,7 @@ describe('completion from the command tree', () => {
     expect(fish).not.toContain(
       "complete -c examctl -n '__fish_seen_subcommand_from runs; and __fish_seen_subcommand_from prune' -l dry-run",
     );
-    const ps = completionScript('powershell', program());
+    const ps = powershellCompletion(program());
     expect(ps).toMatch(/'user sync' = @\([^)]*'--dry-run'/);
     expect(ps).not.toMatch(/'runs prune' = @\([^)]*'--dry-run'/);
   });
@@ -222,7 +222,7 @@ describe('completion on macOS bash 3.2 and in PowerShell', () => {
   });
 
   it('powershell: a native argument completer over the same tree, choices per command, files left to PowerShell', () => {
-    const ps = completionScript('powershell', program());
+    const ps = powershellCompletion(program());
     expect(ps).toContain("Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1')");
     expect(ps).toContain("    'schedule' = @('push', 'links')");
     expect(ps).toContain("    'template|-o' = @('csv', 'xlsx', 'json')");

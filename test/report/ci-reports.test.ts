@@ -157,6 +157,20 @@ describe('JUnit report', () => {
     expect(text.trimEnd().endsWith('</testsuites>')).toBe(true);
   });
 
+  it('says the sync memory as the summary does: found, or none or incomplete with the sentence (another store too)', async () => {
+    const memory = { kind: 'users', found: true, file: '/s/users.ndjson', remembered: 7, population: null } as const;
+    const property = async (note: Partial<NonNullable<ReportHeader['syncMemory']>>) =>
+      /<property name="syncMemory" value="([^"]*)"/.exec(
+        await junit([], { ...header, syncMemory: { ...memory, populationFound: true, ...note } }),
+      )?.[1];
+    expect(await property({})).toBe('found: 7 remembered (/s/users.ndjson)');
+    expect(await property({ populationFound: false })).toMatch(/^none: .*has no record/);
+    // A memory of another store is not used, though it holds the population: never "found".
+    expect(await property({ replaced: true })).toMatch(
+      /^incomplete: the sync memory \/s\/users\.ndjson is of another store/,
+    );
+  });
+
   it.skipIf(process.platform !== 'linux')(
     'a report dropped unfinished (the run failed) lets go of the cases held aside past 8 MB: no spool left open for the collector',
     async () => {

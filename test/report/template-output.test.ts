@@ -31,7 +31,6 @@ describe('templateOutput', () => {
       [{ kind: 'collection', example: true, out: 'c.csv' }, ['collection.json', '--out c.csv']],
       [{ kind: 'users', example: true, output: 'xlsx' }, ['users.csv', '-o xlsx']],
       [{ kind: 'candidates', example: true }, ['candidates', 'users, sittings, collection']],
-      [{ kind: 'users', example: true, mapExample: true }, ['--example', '--map-example']],
       [{ kind: 'invigilators', mapExample: true }, ['--map-example', 'invigilators']],
       [{ kind: 'users', mapExample: true, output: 'xlsx' }, ['--map-example', '-o xlsx']],
     ];

@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { ExamctlError, ExitCode, UsageError } from '../../system/errors.js';
 import { printJson } from '../../context/command-deps.js';
-import { type GlobalOptions } from '../../flags/global-options.js';
-import { onlyGlobals } from '../../flags/global-options.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { say } from '../../formats/terminal-text.js';
 import { type PlanDocument, readPlan } from '../../runs/plan-document.js';
 import { actionWords } from '../../report/plan-actions.js';

@@ -13,8 +13,7 @@ import {
   type ProfileUpdate,
 } from '../../context/config-file.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
-import { type GlobalOptions } from '../../flags/global-options.js';
-import { onlyGlobals } from '../../flags/global-options.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { Env } from '../../system/env-values.js';
 import { readTokenFile } from '../../context/remote-settings.js';
 import { checkedTokenFile, profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';

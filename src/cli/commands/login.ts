@@ -12,7 +12,7 @@ import {
   setProfileToken,
   TOKEN_FILE_MAX_BYTES,
 } from '../../context/config-file.js';
-import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { askedSecret, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
 import { profileDone, sayChanged } from './config.js';
@@ -64,12 +64,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   }
   const typed = options.withToken
     ? await readTokenFromStdin(deps)
-    : (
-        await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(
-          `EAPI token for ${redactUrl(target)}:`,
-          deps.signal,
-        )
-      ).trim();
+    : (await askedSecret(deps, `EAPI token for ${redactUrl(target)}:`)).trim();
   if (typed === '')
     throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed))

@@ -3,6 +3,7 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTIONS } from './file-options.js';
 import { TARGET_FLAGS } from '../../flags/taken-flags.js';
+import { needing } from '../../flags/flag-pairs.js';
 
 const REVIEW_SESSION_SHOW_OPTIONS = [
   argument(
@@ -19,7 +20,7 @@ const REVIEW_SESSION_SHOW_OPTIONS = [
       ),
       'the ids given',
     ),
-    ...SHEET_OPTIONS,
+    ...needing(['--file'], 'they read an .xlsx id list', SHEET_OPTIONS),
   ] as const),
   ...grouped(HELP_GROUP.output, [
     brief(

@@ -5,9 +5,8 @@ import { resolveRunsDir } from '../../runs/runs-dir.js';
 import { NothingToResumeError, RunJournalError } from '../../runs/run-errors.js';
 import { assertTrustedRun, assertTrustedRunsDir } from '../../runs/run-trust.js';
 import { printJson, type CommandDeps, type ResumeContext } from '../../context/command-deps.js';
-import { type GlobalOptions } from '../../flags/global-options.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
-import { onlyGlobals } from '../../flags/global-options.js';
 import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import {

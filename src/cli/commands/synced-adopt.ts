@@ -1,6 +1,6 @@
 import { counted, formatCount } from '../../formats/number-format.js';
 import { printLine, say } from '../../formats/terminal-text.js';
-import { describeTarget } from '../../report/report-writers.js';
+import { describeTarget, problemWords } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { givenPin } from '../../context/pin-source.js';
@@ -208,12 +208,7 @@ async function tell<P>(
     }
   }
   for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {
-    const problems = row.problems
-      .map(
-        (problem) =>
-          `${problem.field === '' ? '' : `${problem.field} `}${problem.code === null ? '' : `${problem.code} `}${problem.message}`,
-      )
-      .join('; ');
+    const problems = row.problems.map(problemWords).join('; ');
     await say(
       deps,
       `${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`,

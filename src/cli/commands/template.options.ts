@@ -1,4 +1,5 @@
 import { argument, brief, choice, option } from '../../flags/option-table.js';
+import { excluding } from '../../flags/flag-pairs.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
@@ -19,10 +20,12 @@ const TEMPLATE_OPTIONS = [
     '--map-example',
     'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes',
   ),
-  option(
-    '--example',
-    'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too',
-  ),
+  ...excluding(['--map-example'], 'each prints a file: give one', [
+    option(
+      '--example',
+      'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too',
+    ),
+  ] as const),
 ] as const;
 
 export type TemplateOptions = CommandOptions<typeof TEMPLATE>;
