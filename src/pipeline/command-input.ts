@@ -126,6 +126,7 @@ async function mapFileFlags(
       field,
       origin,
       level,
+      file: path,
       line,
       ...(values !== undefined ? { values } : {}),
     })),
