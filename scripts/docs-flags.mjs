@@ -4,12 +4,17 @@
 // tables, and docs/errors.md's `<!-- errors: codes -->` from src/system/error-codes.ts. How a block is written: scripts/doc-tables.ts (outside src/: no command loads it), bundled
 // here into dist/doc-tables.mjs, its packages left to node_modules (the command tree's commander).
 // test/docs/flag-tables.test.ts and test/docs/api-reference.test.ts fail while a block is out of date.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// `--out DIR`: every doc as generated is written under DIR (README.md, docs/NAME.md), none in place: the
+// script run whole without touching the docs (test/docs/docs-flags-script.test.ts compares them).
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outAt = process.argv.indexOf('--out');
+const out = outAt === -1 ? undefined : process.argv[outAt + 1];
+if (outAt !== -1 && !out) throw new Error('--out needs a directory');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
 const { COMMANDS } = await import(join(root, 'dist/cli/program.js'));
 const tables = join(root, 'dist/doc-tables.mjs');
@@ -50,9 +55,11 @@ for (const file of docs) {
   const blocks = [...flags.blocks, ...defaults.blocks, ...api.blocks, ...errors.blocks, ...takes.blocks];
   for (const block of blocks.filter((each) => !each.upToDate))
     console.error(`${relative(root, file)}: rewrote ${block.marker}`);
-  if (text !== before) {
-    writeFileSync(file, text);
-    rewritten += 1;
-  }
+  if (out !== undefined) {
+    const copy = join(out, relative(root, file));
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, text);
+  } else if (text !== before) writeFileSync(file, text);
+  if (text !== before) rewritten += 1;
 }
-console.error(`${rewritten} file${rewritten === 1 ? '' : 's'} rewritten`);
+console.error(`${rewritten} file${rewritten === 1 ? '' : 's'} rewritten${out === undefined ? '' : ` (under ${out})`}`);

@@ -52,7 +52,7 @@ export interface CommandDeps {
   stdin?: NodeJS.ReadableStream;
   /** `--file -`: the copy of stdin the command reads (set by command-tree.ts before the command runs). */
   stdinFile?: string;
-  /** `--file <fifo>`: the --file value (a named pipe, read once) whose copy `stdinFile` is. */
+  /** The --file value whose copy `stdinFile` is: a named pipe (read once), or apply's input (the plan's kept copy). */
   pipedFile?: string;
   /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
   invocation?: Readonly<Record<string, unknown>>;

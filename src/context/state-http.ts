@@ -21,18 +21,27 @@ const ATTEMPTS = 3;
 
 /** `--sync-dir`, else a non-blank EXAMCTL_SYNC_DIR; undefined: the default beside the runs directory (docs/sync.md). */
 export function givenSyncDir(flag: unknown, env: Env): string | undefined {
+  return syncDirSetting(flag, env)?.value;
+}
+
+/** givenSyncDir's value with what gave it, as a run's settings line names each setting's source. */
+export function syncDirSetting(
+  flag: unknown,
+  env: Env,
+): { value: string; from: '--sync-dir' | 'EXAMCTL_SYNC_DIR' } | undefined {
   const fromFlag = typeof flag === 'string' && flag.trim() !== '';
   const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
   if (given === undefined || given.trim() === '') return undefined;
+  const from = fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR';
   // Any other `scheme://` (ftp://, a typo such as htps://) would be taken as a relative folder
   // named `ftp:`: refused. One letter before `:` is a Windows drive, not a scheme.
   const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(given)?.[1];
   if (scheme !== undefined && !isStateAddress(given)) {
     throw new UsageError(
-      `${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${redactUrl(given)}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`,
+      `${from} ${redactUrl(given)}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`,
     );
   }
-  return given;
+  return { value: given, from };
 }
 
 /** Whether --sync-dir / EXAMCTL_SYNC_DIR names a state service rather than a directory. */

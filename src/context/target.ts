@@ -26,7 +26,8 @@ import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi, StoreHead } from '../port/integration-api.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import type { StoreDiscovery } from './store-discovery.js';
-import { givenSyncDir, isStateAddress } from './state-http.js';
+import { isStateAddress, syncDirSetting } from './state-http.js';
+import { redactUrl } from '../domain/problem.js';
 import { parseBaseUrl } from '../api/url-policy.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
@@ -46,18 +47,21 @@ export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; 
 
 /**
  * Where sync memories live (docs/sync.md): `--sync-dir`, else EXAMCTL_SYNC_DIR (a state service's http(s)://
- * address, or a directory: a relative one from where examctl was started), else `synced` beside the runs directory.
+ * address, or a directory: a relative one from where examctl was started), else `synced` beside the runs directory;
+ * `from` names which (`built-in` the last), as the settings line names each setting's source.
  */
 export function memoryPlaceOf(
   syncDir: string | undefined,
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
-): MemoryPlace {
-  const given = givenSyncDir(syncDir, deps.env);
-  if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
+): MemoryPlace & { from: string } {
+  const given = syncDirSetting(syncDir, deps.env);
+  const from = given?.from ?? 'built-in';
+  if (given !== undefined && isStateAddress(given.value)) return { kind: 'service', address: given.value.trim(), from };
   return {
     kind: 'dir',
-    syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')),
+    syncDir: resolve(deps.cwd, given?.value ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')),
+    from,
   };
 }
 
@@ -250,12 +254,29 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   const notUsed = new Set(settings.target.unused);
   if (target.kind === 'local' && unused) notUsed.add(unused);
-  if (profile !== undefined || target.kind === 'remote' || notUsed.size > 0) {
+  // The sync memory's place, for a command that reads or feeds one; a resume's is its journal's.
+  const memory = deps.commandFlags?.includes('syncDir')
+    ? memoryPlaceOf((options as { syncDir?: string }).syncDir, options.runsDir, deps)
+    : undefined;
+  const memoryFrom = deps.resume !== undefined && memory?.from === '--sync-dir' ? "the run's journal" : memory?.from;
+  if (
+    profile !== undefined ||
+    target.kind === 'remote' ||
+    notUsed.size > 0 ||
+    (memoryFrom ?? 'built-in') !== 'built-in'
+  ) {
     const { describeTarget } = await import('../report/report-writers.js');
     const token =
       (tokenFrom === undefined ? '' : `, token from ${tokenFrom}`) +
       [...notUsed].map((name) => `, ${name} not used`).join('');
-    await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile));
+    const kept =
+      memory === undefined
+        ? ''
+        : `; sync memory ${memory.kind === 'dir' ? memory.syncDir : redactUrl(memory.address)} (${memoryFrom})`;
+    await say(
+      deps,
+      `${await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile)}${kept}`,
+    );
   }
   return target;
 }
@@ -277,7 +298,10 @@ function refuseUnnamedInCi(settings: RunSettings, env: Env): void {
   );
 }
 
-/** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */
+/**
+ * `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`; the caller
+ * adds the sync memory's place (`; sync memory /y (--sync-dir)`).
+ */
 async function settingsLine(target: string, profile: ProfileNote | undefined): Promise<string> {
   const where = `target: ${target}`;
   if (profile === undefined) return where;

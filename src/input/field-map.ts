@@ -17,7 +17,7 @@ import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
 import type { InputRecord } from './record.js';
 import { compileComputation, ComputedFields, type ComputationSpec } from './computed-fields.js';
-import type { ComputedEntry, ValueTable } from './map-file.js';
+import { mapFileRefusal, type ComputedEntry, type ValueTable } from './map-file.js';
 
 /** Where a map or a constant came from, as a message names it. */
 type Origin = string;
@@ -44,7 +44,8 @@ interface MapEntry {
   field: string;
   origin: Origin;
   level: number;
-  /** A map file's entry: its line, and the table its words are read through. */
+  /** A map file's entry: its path and line, and the table its words are read through. */
+  file?: string | undefined;
   line?: number | undefined;
   values?: ValueTable | undefined;
 }
@@ -91,6 +92,8 @@ function fieldOf(
   command: string,
   lenient = false,
   named = true,
+  /** A map file's entry is refused as that file is (mapFileRefusal); a flag's or a profile's is E2000. */
+  refuse: (message: string) => UsageError = (message) => new UsageError(message),
 ): ColumnSpec | undefined {
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
@@ -98,7 +101,7 @@ function fieldOf(
   const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
   if (elsewhere !== undefined) {
     if (lenient) return undefined;
-    throw new UsageError(
+    throw refuse(
       `${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`,
     );
   }
@@ -107,7 +110,7 @@ function fieldOf(
     columns.map((column) => column.name),
   );
   const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
-  throw new UsageError(
+  throw refuse(
     `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`,
   );
 }
@@ -162,7 +165,10 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
       entry.line === undefined
         ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}`
         : entryPlace(entry.origin, entry.line, entry.source);
-    const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1, entry.line === undefined);
+    const { file, line } = entry;
+    const refuse = (message: string) =>
+      file === undefined ? new UsageError(message) : mapFileRefusal(file, line, message);
+    const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1, entry.line === undefined, refuse);
     if (spec === undefined) {
       if (entry.level === 1)
         skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
@@ -174,13 +180,13 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(
+      throw refuse(
         `${originAt(entry)}: ${quotedValue(entry.source)} is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`,
       );
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(
+        throw refuse(
           `${originAt(entry)}: ${quotedValue(earlier.source)} (${originAt(earlier)}) and ${quotedValue(entry.source)} both map onto ${spec.name}; one column per field`,
         );
       }
@@ -232,7 +238,8 @@ function computedFields(
   const byField = new Map<string, { spec: ComputationSpec; level: number }>();
   for (const { entry, level } of entries) {
     const where = entryPlace(entry.origin, entry.line, entry.key);
-    const spec = fieldOf(entry.field, columns, where, command, true);
+    const refuse = (message: string) => mapFileRefusal(entry.file, entry.line, message);
+    const spec = fieldOf(entry.field, columns, where, command, true, true, refuse);
     if (spec === undefined) {
       if (level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.key)} (computed)` });
       continue;
@@ -243,7 +250,7 @@ function computedFields(
       if (mapped.level > level) overridden = true;
       else if (mapped.level < level) chosen.delete(key);
       else
-        throw new UsageError(
+        throw refuse(
           `${where}: ${spec.name} is computed here and also read from ${quotedValue(mapped.source)} (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`,
         );
     }

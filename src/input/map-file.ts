@@ -3,7 +3,7 @@
  * read with a size limit and checked with zod, every refusal naming the file, the line and the key.
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
-import { UsageError } from '../system/errors.js';
+import { InputFileError, UsageError } from '../system/errors.js';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { valueWordKey } from '../formats/column-name.js';
 import { normalizeColumnName } from '../domain/field-names.js';
@@ -32,8 +32,9 @@ export type TemplatePart = { text: string } | { column: string };
 /** Where a field's value comes from: one column, or a template of several. */
 type ValueSource = { column: string } | { template: readonly TemplatePart[] };
 
-/** Where an entry is written: for messages, `file:line "key"`. */
+/** Where an entry is written: for messages, `file:line "key"`; `file`, its path (a refusal's, mapFileRefusal). */
 interface EntryPlace {
+  file: string;
   origin: string;
   line: number;
   key: string;
@@ -102,7 +103,18 @@ export function mapFileShapes(profile: MapFileEntries, own?: MapFileEntries): bo
     .some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
 }
 
-/** Reads and checks a map file; each problem is a UsageError naming `origin` (flag or profile key), line and key. */
+/**
+ * A map file refused for what it holds: E2100, as for its JSON syntax (jsonFaultError), whatever names it (a flag, a
+ * profile): it is an input file the user wrote (docs/errors.md, E2100), not a flag's value (E2000).
+ */
+export function mapFileRefusal(file: string, line: number | undefined, message: string): InputFileError {
+  const error = new InputFileError(file, line, message);
+  // The message names the file as the flag or profile does, and the line and key: said as written.
+  error.message = message;
+  return error;
+}
+
+/** Reads and checks a map file; each problem is mapFileRefusal's, naming `origin` (flag or profile key), line and key. */
 export async function readMapFile(
   path: string,
   origin: string,
@@ -124,11 +136,11 @@ export async function readMapFile(
     // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as --file's (text-source.ts).
     throw cannotRead(path, error, at === undefined ? origin : `${at}: ${origin}`);
   }
-  return parseMapFile(text, origin);
+  return parseMapFile(text, origin, path);
 }
 
 /** A map file's text (its byte order mark dropped by decodeTextDocument), checked (see readMapFile). */
-async function parseMapFile(source: string, origin: string): Promise<MapFileEntries> {
+async function parseMapFile(source: string, origin: string, file: string): Promise<MapFileEntries> {
   const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;
   let lines: KeyLines;
@@ -141,20 +153,26 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
     throw jsonFaultError(error, origin);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new UsageError(
+    throw mapFileRefusal(
+      file,
+      undefined,
       `${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`,
     );
   }
   const count = Object.keys(parsed).length;
   if (count > MAP_FILE_MAX_COLUMNS) {
-    throw new UsageError(
+    throw mapFileRefusal(
+      file,
+      undefined,
       `${origin}: ${count.toLocaleString('en-US')} entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold: not a map file? Not used`,
     );
   }
   if (duplicate !== undefined) {
     const path = duplicate.path.map(String);
     const what = path.length === 1 ? `${quotedValue(path[0]!)} is mapped twice` : `${keyPath(path)} is given twice`;
-    throw new UsageError(
+    throw mapFileRefusal(
+      file,
+      duplicate.line,
       `${origin}:${duplicate.line}: ${what} (first on line ${duplicate.first}); JSON would keep only the last: one entry per ${duplicate.path.length === 1 ? 'column' : 'key'}`,
     );
   }
@@ -163,9 +181,14 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
   const computed: ComputedEntry[] = [];
   for (const [key, raw] of Object.entries(withoutNotes(parsed) as Record<string, unknown>)) {
     const fail = (message: string, path: readonly string[] = []): never => {
-      throw new UsageError(`${placeOf(origin, lines, [key, ...path])}: ${keyPath([key, ...path])}: ${message}`);
+      const at = [key, ...path];
+      throw mapFileRefusal(
+        file,
+        lines.get(at.join('\u0000')),
+        `${placeOf(origin, lines, at)}: ${keyPath(at)}: ${message}`,
+      );
     };
-    const place: EntryPlace = { origin, line: lines.get(key) ?? 1, key };
+    const place: EntryPlace = { file, origin, line: lines.get(key) ?? 1, key };
     if (key.trim() === '') fail('a column or field name is needed');
     if (typeof raw === 'string') {
       if (raw.trim() === '') fail('no field name (to leave the column out, leave out its entry)');

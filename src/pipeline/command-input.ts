@@ -9,6 +9,7 @@ import { trustedFileCheck } from '../context/loose-permissions.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
+import type { InputFingerprint } from '../runs/journal-lines.js';
 import { UsageError } from '../system/errors.js';
 import { STDIN_NAME } from '../system/stdin-file.js';
 import { say } from '../formats/terminal-text.js';
@@ -125,6 +126,7 @@ async function mapFileFlags(
       field,
       origin,
       level,
+      file: path,
       line,
       ...(values !== undefined ? { values } : {}),
     })),
@@ -231,6 +233,17 @@ export function inputPathOf(file: string, deps: CommandDeps): string {
   if (file !== '-' && file !== deps.pipedFile) return resolve(deps.cwd, file);
   if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
   return deps.stdinFile;
+}
+
+/**
+ * A journaled run's --file as its rows name it: a copy read under a name recorded beside it (apply's kept copy,
+ * named as the plan's dry run read it: docs/plan.md) is given as that name, read from the copy; else undefined.
+ */
+export function namedCopyOf(
+  input: InputFingerprint | null,
+): { file: string; deps: Pick<CommandDeps, 'pipedFile' | 'stdinFile'> } | undefined {
+  if (input?.name === undefined) return undefined;
+  return { file: input.name, deps: { pipedFile: input.name, stdinFile: input.path } };
 }
 
 export function displayNameOf(file: string): string {

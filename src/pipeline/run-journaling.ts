@@ -232,6 +232,8 @@ export async function startJournaling(
     input = await fingerprintInput(file, read(file)).catch((error: NodeJS.ErrnoException) => {
       throw new RunJournalError(`cannot read ${file} for the run journal: ${describeSystemError(error, 'file')}`);
     });
+    // A copy read under the name given (apply's kept copy, docs/plan.md): a resume and `runs show` name it so too.
+    if (deps.pipedFile !== undefined) input.name = deps.pipedFile;
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);

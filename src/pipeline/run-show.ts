@@ -2,7 +2,7 @@ import { UsageError } from '../system/errors.js';
 import { changedDigestedFile, fingerprintInput, inputChange, recordedFlags } from '../runs/resume-plan.js';
 import { unlinedItem, unjournaledCount, unitsOf, type JournalHead, type RunIndex } from '../runs/read-run.js';
 import type { KeptOptions } from '../flags/option-table.js';
-import { firstRecord } from './command-input.js';
+import { firstRecord, namedCopyOf } from './command-input.js';
 import { RecordSource } from './record-source.js';
 import type { ProfileDefaults } from '../context/config-file.js';
 import { reportFormatOf } from '../report/report-file.js';
@@ -192,7 +192,13 @@ export async function runInput(
   if (fileChanged !== undefined) return { unlisted: fileChanged };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
-  const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd, ...runProfileOf(header) };
+  const named = namedCopyOf(header.input);
+  const readDeps: CommandDeps = {
+    ...deps,
+    cwd: typeof cwd === 'string' ? cwd : deps.cwd,
+    ...runProfileOf(header),
+    ...named?.deps,
+  };
   let tableHeader: TableHeader | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
     const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
@@ -200,7 +206,7 @@ export async function runInput(
     for await (const batch of input.units(source.batches())) yield* batch;
   };
   try {
-    const input = await build({ ...recorded, input: false }, readDeps);
+    const input = await build({ ...recorded, ...(named && { file: named.file }), input: false }, readDeps);
     const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
     if (!withUnits) return { count: unitsOf(record) ?? 0, ...notes };
     let count = 0;

@@ -18,6 +18,8 @@ export interface InputFingerprint {
   path: string;
   size: number;
   sha256: string;
+  /** The name its rows give it, where `path` is a copy read under another (apply: the file the plan's dry run read). */
+  name?: string;
 }
 
 /** One unit of a run; `n`, its 0-based position among the input's units, is stable, so it is the item's key. */

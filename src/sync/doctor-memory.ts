@@ -18,7 +18,10 @@ export async function memoryCheck(
 ): Promise<DoctorCheck> {
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   try {
-    const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
+    const read = await readPlacedMemories(place, target.report, deps.env);
+    const { memories } = read;
+    // Named with what gave its place, as the settings line names it.
+    const name = `${read.name} (${place.from})`;
     const held: string[] = [];
     // What a run would warn of; a memory of another store, with the code a --require-memory run refuses it with.
     const warnings = new Set<string>();

@@ -69,7 +69,7 @@ export const ERROR_CODES = {
   E2100: {
     title: 'input file malformed',
     cause:
-      'An input file cannot be read as input: a malformed line, an unknown or missing column, a value examctl cannot parse, a limit passed. The message names the file and, when known, the line. Nothing was sent.',
+      "An input file cannot be read as input: a malformed line, an unknown or missing column, a value examctl cannot parse, a limit passed. A map file (`--map-file`, a profile's `mapFile`) is such a file: its syntax and what it holds (an unknown field, a key or a field twice, an entry not a map file's) alike. The message names the file and, when known, the line. Nothing was sent.",
     fix: 'Correct the file at the line named (`examctl template <kind>` shows the columns it takes, docs/input-formats.md the formats), then run again.',
   },
   E2101: {

@@ -80,7 +80,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
       expect(report.targetFrom).toBe('--target local');
       expect(report.profile).toMatchObject({ name: 'hr', via: 'the default profile', used: false, settings: {} });
       expect(run.stderr).toContain(
-        `target: local store ${store} (--target local); the default profile hr is not used: --target local names another target than its own, remote https://exam.example.org; name it with --profile hr to take its settings\n`,
+        `target: local store ${store} (--target local); the default profile hr is not used: --target local names another target than its own, remote https://exam.example.org; name it with --profile hr to take its settings; sync memory `,
       );
       // The same run naming the profile takes it: Role=Author changes s-1, and the line lists what it gave.
       const named = await cli(dir, [
@@ -107,7 +107,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
         settings: { timezone: 'Europe/London', set: { Role: 'Author' } },
       });
       expect(named.stderr).toContain(
-        `target: local store ${store} (--target local); profile hr (--profile): set Role=Author, timezone Europe/London\n`,
+        `target: local store ${store} (--target local); profile hr (--profile): set Role=Author, timezone Europe/London; sync memory `,
       );
       // A flag of the run beats the profile's setting: --set Role=Candidate leaves it out of what the profile gave.
       const flagged = await cli(dir, [
@@ -178,7 +178,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
         settings: { baseUrl: 'https://exam.example.org', timezone: 'Europe/London', set: { Role: 'Author' } },
       });
       expect(remote.stderr).toContain(
-        'target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London, baseUrl https://exam.example.org\n',
+        'target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London, baseUrl https://exam.example.org; sync memory ',
       );
     }));
 
@@ -300,7 +300,7 @@ describe('a profile without a base URL: settings for the local engine', () => {
         settings: { ignoreUnknownColumns: true, set: { Role: 'Candidate' } },
       });
       expect(run.stderr).toContain(
-        `target: local store ${join(dir, 'store')} (--store); profile admin (the default profile): set Role=Candidate, ignoreUnknownColumns true\n`,
+        `target: local store ${join(dir, 'store')} (--store); profile admin (the default profile): set Role=Candidate, ignoreUnknownColumns true; sync memory `,
       );
       // A base URL named another way is not its target: not used, and said.
       const remote = await cli(dir, ['user', 'sync', '--file', 'extra.csv', '--dry-run'], {

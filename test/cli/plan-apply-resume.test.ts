@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clockFromEnv } from '../../src/engine/index.js';
@@ -7,7 +7,9 @@ import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW } from '../support/cli.js';
 import { withTempDir } from './helpers.js';
 import { expectCoded } from '../support/coded-message.js';
-import { summaryOf } from '../support/facts.js';
+import { lineWith, summaryOf } from '../support/facts.js';
+import { checkedLineBodies } from '../support/checked-lines.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 
 /**
  * An apply interrupted at a marker (EXAMCTL_TEST_SIGNAL_AFTER, docs/runs.md), then `runs resume`:
@@ -122,5 +124,52 @@ describe('an interrupted apply, resumed', () => {
       } finally {
         await server.close();
       }
+    }));
+
+  it('a resumed apply names the file as reviewed (in/export.csv:N), not its kept copy; an older journal, the copy', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+      const store = ['--store', join(dir, 'store')];
+      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+      // The last row is invalid: the apply is killed before it, the resume reports it.
+      const rows = csv('').trimEnd().split('\n');
+      rows[USERS] = rows[USERS]!.replace('@example.test', '(at)example.test');
+      await mkdir(join(dir, 'in'));
+      await writeFile(join(dir, 'in', 'export.csv'), `${rows.join('\n')}\n`);
+      const sync = [...store, 'user', 'sync', '--file', 'in/export.csv'];
+      expect((await examctl([...sync, '--dry-run', '--plan-out', 'plan.json'], dir, env)).code).toBe(1);
+      const stopped = await examctl([...store, 'apply', 'plan.json'], dir, {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+      });
+      expect(stopped.signal).toBe('SIGKILL');
+      const run = /run (\S+) \(examctl runs show/.exec(stopped.stderr)?.[1];
+      const journal = join(dir, 'runs', run!, 'journal.ndjson');
+      const kept = await readFile(journal, 'utf8');
+      const sources = async (report: string) =>
+        new Set(
+          (JSON.parse(await readFile(join(dir, report), 'utf8')).items as { source: { file: string } }[]).map(
+            (item) => item.source.file,
+          ),
+        );
+      const last = `[u-${String(USERS).padStart(4, '0')}]`;
+      // `runs show` reads the rows the kill left unreached again: from the copy, under the reviewed name.
+      await examctl(['runs', 'show', run!, '--report', 'shown.json'], dir, env);
+      expect(await sources('shown.json')).toEqual(new Set(['in/export.csv']));
+
+      // The journal as an older examctl wrote it (no `name` in its input): its rows name the copy, as they did.
+      const [header, ...rest] = kept.trimEnd().split('\n');
+      const body = checkedLineBodies(header!)[0] as { input: Record<string, unknown> };
+      expect(body.input.name).toBe('in/export.csv');
+      delete body.input.name;
+      await writeFile(journal, `${encodeChecksummedLine(JSON.stringify(body))}${rest.join('\n')}\n`);
+      await examctl(['runs', 'show', run!, '--report', 'older.json'], dir, env);
+      expect([...(await sources('older.json'))].some((file) => file.includes(join('runs', 'plans')))).toBe(true);
+      await writeFile(journal, kept);
+
+      const resumed = await examctl(['runs', 'resume', run!, '--report', 'resumed.json'], dir, env);
+      expect(resumed.code, resumed.stderr).toBe(1);
+      expect(lineWith(resumed.stderr, last)).toContain(` in/export.csv:${USERS + 1} `);
+      expect(await sources('resumed.json')).toEqual(new Set(['in/export.csv']));
     }));
 });

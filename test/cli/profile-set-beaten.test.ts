@@ -231,7 +231,7 @@ describe('the settings line lists only what the run read (trial40 F01)', () => {
       );
       const json = await cli(dir, ['user', 'sync', '--file', 'u.json', '--dry-run']);
       expect(json.stderr).toContain(
-        'profile school (the default profile): map Dept=Company, set Role=Author Company=ACME, timezone Asia/Tokyo\n',
+        'profile school (the default profile): map Dept=Company, set Role=Author Company=ACME, timezone Asia/Tokyo; sync memory ',
       );
     }));
 });

@@ -521,7 +521,7 @@ describe('what a run took, said whole', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout).profile.settings).toEqual({ baseUrl: 'http://127.0.0.1:18672', strict: true });
       expect(run.stderr).toContain(
-        'target: remote http://127.0.0.1:18672 (profile prod), token from EXAMCTL_TOKEN; profile prod (EXAMCTL_PROFILE): strict true, baseUrl http://127.0.0.1:18672\n',
+        'target: remote http://127.0.0.1:18672 (profile prod), token from EXAMCTL_TOKEN; profile prod (EXAMCTL_PROFILE): strict true, baseUrl http://127.0.0.1:18672; sync memory ',
       );
       const file = await cli(dir, ['--token-file', 'staging.token', '--base-url', 'http://127.0.0.1:18671', ...SYNC]);
       expect(file.stderr).toContain('target: remote http://127.0.0.1:18671 (--base-url), token from --token-file;');

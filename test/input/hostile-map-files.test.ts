@@ -56,7 +56,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
         ),
       );
       expect(wide.code, wide.stderr).toBe(2);
-      expectCoded(wide.stderr, 'E2000', 'map.json: ', '5,001 entries', MAP_FILE_MAX_COLUMNS.toLocaleString('en-US'));
+      expectCoded(wide.stderr, 'E2100', 'map.json: ', '5,001 entries', MAP_FILE_MAX_COLUMNS.toLocaleString('en-US'));
     }));
 
   it('a template that would expand past any string is refused by its columns; one that makes too long a value fails its row', () =>
@@ -65,7 +65,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
       expect(huge.code, huge.stderr).toBe(2);
       expectCoded(
         huge.stderr,
-        'E2000',
+        'E2100',
         '--map-file map.json:1',
         '"UserName" > "template"',
         `${MAP_TEMPLATE_MAX_COLUMNS} columns`,

@@ -146,7 +146,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'array.json'), '["Student ID"]');
       expectCoded(
         (await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr,
-        'E2000',
+        'E2100',
         '--map-file two.json:1',
         '"Student ID"',
         '"Matrikelnummer"',
@@ -154,13 +154,13 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       );
       expectCoded(
         (await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr,
-        'E2000',
+        'E2100',
         '--map-file number.json:1: "Student ID"',
         'field name',
       );
       expectCoded(
         (await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr,
-        'E2000',
+        'E2100',
         '--map-file array.json',
         'JSON object',
       );
@@ -272,7 +272,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'typo.json'), JSON.stringify({ 'Given name': 'FirstNam' }));
       const typo = await run(dir, [...base, '--map-file', 'typo.json']);
       expect(typo.code).toBe(2);
-      expectCoded(typo.stderr, 'E2000', '--map-file typo.json:1 "Given name"', 'FirstName?');
+      expectCoded(typo.stderr, 'E2100', '--map-file typo.json:1 "Given name"', 'FirstName?');
       // A --map flag onto another command's field stays exit 2 (the rule).
       expect((await run(dir, [...base, '--map', 'Student ID=ExternalId'])).code).toBe(2);
     }));

@@ -683,4 +683,38 @@ describe('map file refusals name the file, the line and the key', () => {
       expect(items[0]).toMatchObject({ id: 'S-1', status: 'ok' });
       expect(items[0]!.mapped).toBeUndefined();
     }));
+
+  it('a map file refused for its content is E2100, as for its syntax (an input file the user wrote); a --map flag E2000', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'u.csv'), 'Student ID,First,Last,Mail\ns1,Ann,Lee,ann@example.test\n');
+      const maps: Record<string, [string, string]> = {
+        syntax: ['{"Student ID": "ExternalId",}', 'syntax.json:1'],
+        unknownField: ['{"Student ID": "ExternalId", "First": "FirstNam"}', '"First"'],
+        twoOntoOne: ['{"Student ID": "ExternalId", "First": "FirstName", "Last": "FirstName"}', 'FirstName'],
+        keyTwice: ['{"Student ID": "ExternalId", "First": "FirstName", "First": "LastName"}', '"First"'],
+        badEntry: ['{"Student ID": "ExternalId", "First": {"field": "FirstName", "values": 3}}', '"values"'],
+        notAnObject: ['["ExternalId"]', 'notAnObject.json'],
+        computedAndRead: [
+          '{"Student ID": "ExternalId", "Mail": "Email", "Email": {"template": "{First}@example.test"}}',
+          'Email',
+        ],
+      };
+      for (const [name, [text, fact]] of Object.entries(maps)) {
+        await writeFile(join(dir, `${name}.json`), text);
+        const refused = await run(dir, ['user', 'sync', '--file', 'u.csv', '--map-file', `${name}.json`, '--dry-run']);
+        expect(refused.code, name).toBe(2);
+        expectCoded(refused.stderr, 'E2100', `--map-file ${name}.json`, fact);
+      }
+      // --json: an input-file error naming the map file and the line, as for its syntax (docs/ci.md, `kind`).
+      const json = await run(dir, ['user', 'sync', '--file', 'u.csv', '--map-file', 'twoOntoOne.json', '--json']);
+      expect(JSON.parse(json.stdout).error).toMatchObject({
+        code: 'E2100',
+        kind: 'input-file',
+        file: join(dir, 'twoOntoOne.json'),
+        line: 1,
+      });
+      const flag = await run(dir, ['user', 'sync', '--file', 'u.csv', '--map', 'First=FirstNam', '--dry-run']);
+      expect(flag.code).toBe(2);
+      expectCoded(flag.stderr, 'E2000', '--map', 'FirstNam');
+    }));
 });

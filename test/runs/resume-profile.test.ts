@@ -166,7 +166,7 @@ describe('runs resume and a profile named for another target', () => {
       const resumed = await cli([...argv], env);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toContain(
-        `(the run's journal), token from profile rotated (${via}): tokenFile ${join(dir, 't-rotated')}; profile staging (the run's journal): set Role=Author\n`,
+        `(the run's journal), token from profile rotated (${via}): tokenFile ${join(dir, 't-rotated')}; profile staging (the run's journal): set Role=Author; sync memory `,
       );
     }
   });
@@ -378,7 +378,7 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     const resumed = await cli(['runs', 'resume', '--target-from-run']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(
-      `target: remote ${server.url} (the run's journal); profile staging (the run's journal): set Role=Author, tokenFile ${join(dir, 't-staging')}\n`,
+      `target: remote ${server.url} (the run's journal); profile staging (the run's journal): set Role=Author, tokenFile ${join(dir, 't-staging')}; sync memory `,
     );
     expect(posts()).toHaveLength(2);
   });

@@ -134,9 +134,13 @@ describe('the sync memory file', () => {
   it('lives beside the runs directory unless told otherwise', () => {
     const dir = (flag: string | undefined, env: Record<string, string>) =>
       memoryPlaceOf(flag, '/state/examctl/runs', { env, cwd: '/' });
-    expect(dir(undefined, {})).toEqual({ kind: 'dir', syncDir: '/state/examctl/synced' });
-    expect(dir(undefined, { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/x' });
-    expect(dir('/flag', { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/flag' });
+    expect(dir(undefined, {})).toEqual({ kind: 'dir', syncDir: '/state/examctl/synced', from: 'built-in' });
+    expect(dir(undefined, { EXAMCTL_SYNC_DIR: '/x' })).toEqual({
+      kind: 'dir',
+      syncDir: '/x',
+      from: 'EXAMCTL_SYNC_DIR',
+    });
+    expect(dir('/flag', { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/flag', from: '--sync-dir' });
   });
 
   it('remembers across opens (0600), the last line of an id winning; a torn last line is cut off', async () => {

@@ -19,6 +19,7 @@ import {
 import { takeTableFlags } from '../../flags/option-table.js';
 import { say } from '../../formats/terminal-text.js';
 import { runInput, runProfileOf, showRun } from '../../pipeline/run-show.js';
+import { namedCopyOf } from '../../pipeline/command-input.js';
 import { listRunsOut, pruneRunsOut, trustOf } from '../../pipeline/run-listing.js';
 import { leaverRows } from '../../sync/run-show-leavers.js';
 
@@ -128,6 +129,7 @@ async function resumeRun(
     };
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
+    const named = namedCopyOf(opened.record.header.input);
     const resumedDeps: CliDeps = {
       ...deps,
       env,
@@ -137,10 +139,11 @@ async function resumeRun(
       keptOptions: entry.keptOptions,
       commandFlags: entry.keptOptions.names,
       ...runProfileOf(opened.record.header),
+      ...named?.deps,
     };
     // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
     return await run(
-      (overLater ? { ...options, allowOldFile: true } : options) as never,
+      { ...options, ...(named && { file: named.file }), ...(overLater && { allowOldFile: true }) } as never,
       resumedDeps,
       targetOnce(options as GlobalOptions, resumedDeps),
     );
