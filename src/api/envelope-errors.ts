@@ -1,6 +1,5 @@
-import { ErrorCode } from '../domain/codes.js';
+import { ErrorCode, type ProblemCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
-import type { ProblemCode } from '../domain/codes.js';
 import type { UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 

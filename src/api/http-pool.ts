@@ -400,7 +400,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   }
 }
 
-/** A whole answer, also the retry loop's `HttpAnswer`: `release` gives its bytes back once it is parsed. */
+/** A whole answer (also what the retry loop settles): `release` gives its bytes back once it is parsed. */
 export class HeldText {
   readonly kind = 'response';
   constructor(

@@ -42,6 +42,7 @@ import {
   openDispatcher,
   requestText,
   undiciErrors,
+  type HeldText,
 } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import type { Env } from '../system/env-values.js';
@@ -56,7 +57,7 @@ import {
   type RetryCounts,
 } from '../port/integration-api.js';
 import { isHead } from '../domain/store-head.js';
-import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits } from './retry-loop.js';
+import { withRetries, type NetworkFailure, type RetriedCall, type RetryLimits } from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
@@ -311,7 +312,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return rateGate?.wait(this.signal);
     }
 
-    async attempt(): Promise<HttpAnswer | NetworkFailure> {
+    async attempt(): Promise<HeldText | NetworkFailure> {
       const { method, path } = this;
       try {
         const response = await requestText(
@@ -356,7 +357,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
 
     /** An answer that is not retried: the record's result, or the end of the target. */
-    settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
+    settle(answer: HeldText, lostAttempt: string | undefined): ApiResult<T> {
       const { method, route, gate } = this;
       try {
         if (answer.status >= 300 && answer.status < 400) {
@@ -401,7 +402,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
    * store's, whatever its status or body (a gateway's 403), and refuses nothing.
    */
   class StoreCall extends Call<unknown> {
-    override settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<unknown> {
+    override settle(answer: HeldText, lostAttempt: string | undefined): ApiResult<unknown> {
       if (headerValue(answer.headers, 'x-examctl-store') !== undefined) return super.settle(answer, lostAttempt);
       answer.release?.();
       return NOT_SERVED;
@@ -436,14 +437,14 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
-  function snippetOf(answer: HttpAnswer, gate: Redactor): string {
+  function snippetOf(answer: HeldText, gate: Redactor): string {
     return (
       undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ??
       bodySnippet(answer.text, gate.text)
     );
   }
 
-  function serverSays(answer: HttpAnswer, gate: Redactor): string {
+  function serverSays(answer: HeldText, gate: Redactor): string {
     const envelope = readEnvelope(answer.text, answer.status);
     if (envelope) {
       const messages = errorsOf(gate.deep(envelope)).map((problem) => problem.message);
@@ -454,7 +455,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   function toResult<T>(
-    answer: HttpAnswer,
+    answer: HeldText,
     method: Method,
     route: string,
     payload: unknown,

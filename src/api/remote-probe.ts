@@ -3,7 +3,7 @@
  * quickly. `login`'s check of a token asks with `retries`, retried like every request.
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
-import { InFlight, openDispatcher, requestText } from './http-pool.js';
+import { InFlight, openDispatcher, requestText, type HeldText } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
 import type { Envelope } from '../domain/envelope.js';
@@ -16,7 +16,7 @@ import {
   type RetryOptions,
   redirectWords,
 } from './remote-client.js';
-import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
+import { withRetries, type NetworkFailure } from './retry-loop.js';
 import { InterruptedError, messageOf } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 
@@ -73,10 +73,10 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   if (options.signal?.aborted === true) abandon();
   options.signal?.addEventListener('abort', abandon, { once: true });
   let sentAt = now();
-  const attempt = async (): Promise<HttpAnswer | NetworkFailure> => {
+  const attempt = async (): Promise<HeldText | NetworkFailure> => {
     sentAt = now();
     try {
-      // The answer as read (an HttpAnswer itself), not copied.
+      // The answer as read (an HeldText itself), not copied.
       return await requestText(
         pool,
         { origin, method: 'GET', path: fullPath, headers },
@@ -87,7 +87,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
     }
   };
   try {
-    let response: HttpAnswer;
+    let response: HeldText;
     if (options.retries === undefined) {
       const once = await attempt();
       if (once.kind === 'network') return { kind: 'unreachable', path: fullPath, reason: describe(once.error), ...via };

@@ -9,9 +9,6 @@ import type { HeldText } from './http-pool.js';
 import { headerValue } from './envelope-reader.js';
 import { formatMilliseconds } from '../formats/number-format.js';
 
-/** An answer as `requestText` read it (http-pool.ts). */
-export type HttpAnswer = HeldText;
-
 export interface NetworkFailure {
   kind: 'network';
   error: Error;
@@ -41,14 +38,14 @@ export interface RetriedCall<T> {
   readonly debug?: ((line: string) => void) | undefined;
   /** Before every attempt: throws if the client may no longer call; a promise only when it must wait. */
   beforeAttempt?(): Promise<void> | undefined;
-  attempt(): Promise<HttpAnswer | NetworkFailure>;
+  attempt(): Promise<HeldText | NetworkFailure>;
   /** A network failure in words (with nothing secret in it). */
   describeFailure(error: Error): string;
   /**
    * Turns an answer that is not to be retried into the call's result, or throws.
    * `lostAttempt`: why an earlier attempt may have reached the service without its answer reaching us.
    */
-  settle(answer: HttpAnswer, lostAttempt: string | undefined): T;
+  settle(answer: HeldText, lostAttempt: string | undefined): T;
   /** Told before each retry's wait, with its cause: the status (`503`), `network` or `timeout`. */
   onRetry?: (cause: string) => void;
 }

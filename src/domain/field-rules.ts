@@ -1,7 +1,6 @@
 /** The rule machinery (one table per request, one loop): docs/domain-rules.md, "One definition per field". */
-import { UNNUMBERED } from './codes.js';
+import { UNNUMBERED, type ProblemCode } from './codes.js';
 import type { z } from 'zod';
-import type { ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { exceedsLength, hasForbiddenNameCharacter } from './text-rules.js';
 import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';

@@ -151,7 +151,7 @@ export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 
 /** A candidate's SpecialNeeds ("true"/"false" on the wire, a boolean accepted); undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
-  if (value === undefined || value === null || value === '') return undefined;
+  if (isUnset(value)) return undefined;
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && SPECIAL_NEEDS_ANY_CASE.test(value)) return value.trim().toLowerCase() === 'true';
   return 'invalid';

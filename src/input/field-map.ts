@@ -10,9 +10,8 @@ import { listCellEntries } from '../domain/list-cells.js';
 import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
-import { requestParts } from '../domain/field-rules.js';
-import { SECRET_FIELDS } from '../domain/field-names.js';
-import { normalizeColumnName } from '../domain/field-names.js';
+import { isUnset, requestParts } from '../domain/field-rules.js';
+import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
 import type { InputRecord } from './record.js';
@@ -306,7 +305,7 @@ function checkedConstant(spec: ColumnSpec, text: string, dates: LocalTimeOptions
 
 /** True when a value counts as not given (an absent or empty cell, an empty list). */
 function unset(value: unknown): boolean {
-  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+  return isUnset(value) || (Array.isArray(value) && value.length === 0);
 }
 
 /** Keys renamed by the map; a mapped key whose field is also given is a problem of the record. */

@@ -3,6 +3,7 @@
  * read with a size limit and checked with zod, every refusal naming the file, the line and the key.
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
+import { isPlainObject } from '../domain/field-rules.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { valueWordKey } from '../formats/column-name.js';
@@ -152,7 +153,7 @@ async function parseMapFile(source: string, origin: string, file: string): Promi
   } catch (error) {
     throw jsonFaultError(error, origin);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (!isPlainObject(parsed)) {
     throw mapFileRefusal(
       file,
       undefined,
@@ -195,23 +196,22 @@ async function parseMapFile(source: string, origin: string, file: string): Promi
       columns.push({ ...place, source: key, field: raw.trim() });
       continue;
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      fail(
+    if (!isPlainObject(raw)) {
+      return fail(
         'must be an API field name (a string), or an object: {"field": ..., "values": {...}} or {"column"|"template": ..., "fallback": ...}',
       );
     }
-    const object = raw as Record<string, unknown>;
-    const schema = 'field' in object ? entrySchemas.column : entrySchemas.computed;
-    const checked = schema.safeParse(object);
+    const schema = 'field' in raw ? entrySchemas.column : entrySchemas.computed;
+    const checked = schema.safeParse(raw);
     if (!checked.success) {
       const issue = checked.error.issues[0];
       fail(issueMessage(issue), (issue?.path ?? []).map(String));
     }
-    if ('field' in object) {
+    if ('field' in raw) {
       // The tables as written, not as zod copied them: its copy drops a key named __proto__.
       const entry = {
         ...(checked.data as { field: string; default?: string }),
-        values: object.values as Record<string, string> | undefined,
+        values: raw.values as Record<string, string> | undefined,
       };
       const values = valueTable(entry, fail);
       columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
@@ -219,8 +219,8 @@ async function parseMapFile(source: string, origin: string, file: string): Promi
     }
     const entry = {
       ...(checked.data as { column?: string; template?: string; fallback?: string | string[]; default?: string }),
-      values: object.values as Record<string, string> | undefined,
-      flags: object.flags as Record<string, string> | undefined,
+      values: raw.values as Record<string, string> | undefined,
+      flags: raw.flags as Record<string, string> | undefined,
     };
     const sources: ValueSource[] = [];
     if ((entry.column === undefined) === (entry.template === undefined))

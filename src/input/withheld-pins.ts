@@ -4,6 +4,7 @@
  */
 import { InputRefusedError } from '../system/errors.js';
 import { normalizeColumnName } from '../domain/field-names.js';
+import { isPlainObject } from '../domain/field-rules.js';
 import { reportStatusOf } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../formats/report-csv-contract.js';
@@ -16,9 +17,7 @@ const LINES_SHOWN = 10;
 function withheldPinOf(record: InputRecord): 'row' | 'request' | undefined {
   if (isWithheldPin(record.fields.PIN)) return 'row';
   const schedule = record.fields.Schedule;
-  if (typeof schedule === 'object' && schedule !== null && isWithheldPin((schedule as Record<string, unknown>).PIN))
-    return 'request';
-  return undefined;
+  return isPlainObject(schedule) && isWithheldPin(schedule.PIN) ? 'request' : undefined;
 }
 
 /** The records with each withheld PIN replaced by `pin()` (kept without one: `refuseWithheldPins` stops the run). */

@@ -187,25 +187,19 @@ function isoDateCell(iso: string, context: CellContext): CellReading {
       shown: iso,
     };
   const [, y, mo, d, h, mi, s, fraction, zone] = match;
-  const date = utcDate(
+  const [year, month, day, hour, minute, second] = [
     Number(y),
     Number(mo),
     Number(d),
     Number(h ?? 0),
     Number(mi ?? 0),
     Number(s ?? 0),
-    fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000),
-  );
-  if (
-    !isCalendarDate(Number(y), Number(mo), Number(d)) ||
-    Number(h ?? 0) > 23 ||
-    Number(mi ?? 0) > 59 ||
-    Number(s ?? 0) > 59
-  ) {
+  ];
+  if (!isCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59)
     return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again`, shown: iso };
-  }
   if (zone !== undefined && context.field !== undefined && DATE_TIME_FIELDS.has(context.field)) return { text: iso };
-  return dateCell(date, context, h === undefined);
+  const ms = fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000);
+  return dateCell(utcDate(year, month, day, hour, minute, second, ms), context, h === undefined);
 }
 
 /** Days from 1899-12-30 (the 1900 system's day 0 as Excel counts from day 61) to 1970-01-01. */

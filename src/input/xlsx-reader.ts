@@ -6,7 +6,7 @@ import { ErrorCode } from '../domain/codes.js';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
-import { SECRET_FIELDS } from '../domain/field-names.js';
+import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
@@ -20,7 +20,6 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { normalizeColumnName } from '../domain/field-names.js';
 import { cannotRead, INPUT_CHANGED } from './text-source.js';
 import { plainNumber, readCell } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';

@@ -153,8 +153,7 @@ export function finishesRun(reason: EndReason): boolean {
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
 
 const isItemRef = (value: Record<string, unknown>): boolean =>
-  Number.isInteger(value.n) &&
-  (value.n as number) >= 0 &&
+  isCount(value.n) &&
   isPlainObject(value.source) &&
   typeof value.source.file === 'string' &&
   typeof value.source.line === 'number' &&

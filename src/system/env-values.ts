@@ -9,11 +9,10 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A whole number of ms (0 allowed); undefined when unset or blank; anything else a UsageError naming the variable. */
 export function wholeMillisecondsFromEnv(env: Env, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const text = raw.trim();
+  const text = nonEmpty(env[name]);
+  if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`${name} must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+    throw new UsageError(`${name} must be a whole number of milliseconds, got ${JSON.stringify(env[name])}`);
   }
   return Number(text);
 }

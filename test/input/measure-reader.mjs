@@ -35,7 +35,10 @@ const contenders = {
 
 if (process.argv[2] === '--contender') {
   const [, , , name, csvPath, jsonPath, rows] = process.argv;
-  const input = await import(new URL('../../dist/input/index.js', import.meta.url).href);
+  const input = {
+    ...(await import(new URL('../../dist/input/csv-reader.js', import.meta.url).href)),
+    ...(await import(new URL('../../dist/input/json-reader.js', import.meta.url).href)),
+  };
   let best = 0;
   for (let round = 0; round < 5; round++) {
     const before = process.cpuUsage();
