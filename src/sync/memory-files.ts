@@ -163,14 +163,10 @@ export async function readMemory(
   limit?: number,
 ): Promise<MemoryContents> {
   // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
-  if (limit !== undefined) {
-    const head = readMemoryHead(file, limit);
-    return head === undefined ? emptyContents(file, kind) : memoryOfText(head, file, kind, expected);
-  }
+  if (limit !== undefined) return memoryOfText(readMemoryHead(file, limit) ?? Buffer.alloc(0), file, kind, expected);
   const opened = await openMemoryFile(file, 'read');
-  if (opened === undefined) return emptyContents(file, kind);
-  await opened.handle.close();
-  return memoryOfText(opened.bytes, file, kind, expected);
+  await opened?.handle.close();
+  return memoryOfText(opened?.bytes ?? Buffer.alloc(0), file, kind, expected);
 }
 
 /** A memory's bytes into its contents (readMemory), also from a portable copy or a state service. */
@@ -272,10 +268,6 @@ function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & 
   const { kind, store, baseUrl } = (header.target ?? {}) as Record<string, unknown>;
   if (kind === 'local') return typeof store === 'string';
   return kind === 'remote' && typeof baseUrl === 'string';
-}
-
-export function emptyContents(file: string, kind: SyncKind): MemoryContents {
-  return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */

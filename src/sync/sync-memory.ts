@@ -32,7 +32,6 @@ import {
 import {
   compact,
   compactIdle,
-  emptyContents,
   memoryFile,
   memoryOfText,
   overgrown,
@@ -122,10 +121,7 @@ export class SyncMemory {
         Buffer.from(headerLine(kind, target), 'utf8'),
       );
       handle = opened?.handle;
-      let contents: MemoryContents =
-        opened === undefined
-          ? emptyContents(file, kind)
-          : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
+      let contents = memoryOfText(opened?.bytes ?? Buffer.alloc(0), file, kind, options.from ? undefined : target);
       // docs/sync.md, "Format": on a full disk only a format 1 file's rewrite is a failure.
       const format1 = contents.populations === undefined && contents.lines > 0;
       const older = contents.format !== undefined && contents.format < SYNC_MEMORY_VERSION;
