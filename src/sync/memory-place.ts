@@ -12,7 +12,7 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryFile, readMemory, rewritesOf, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
-import { StateService, type StateLockInfo } from './state-service.js';
+import { jsonObject, StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import {
   besideAddress,
@@ -22,7 +22,6 @@ import {
   storeDelta,
   WriteAhead,
 } from './write-ahead.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
 export interface PlacedMemory {
@@ -171,11 +170,7 @@ export class ServiceCopy {
   private async withdrawMark(): Promise<void> {
     const at = besideAddress(this.service.address, 'intents-0');
     const text = await this.service.read(at);
-    if (
-      text !== undefined &&
-      this.foldedRun === undefined &&
-      (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run
-    )
+    if (text !== undefined && this.foldedRun === undefined && jsonObject(text).run === this.run)
       await this.service.remove(undefined, at);
   }
 

@@ -1,8 +1,7 @@
 /** A run's intents written ahead to a state service, its end stored as a delta (docs/sync.md, "Written ahead"). */
 import { TargetError, UsageError } from '../system/errors.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import type { StateService } from './state-service.js';
+import { jsonObject, type StateService } from './state-service.js';
 import { checksumOf, newestRunOfMemories, readDocument, summedText, type MemoryDocument } from './memory-document.js';
 import { memoryOfText, type MemoryContents } from './memory-files.js';
 import { targetIdentity } from '../report/run-report.js';
@@ -214,13 +213,7 @@ async function removeBeside(service: StateService, what: 'intents-' | 'delta-'):
 
 /** A batch's or a delta's document read and checked: one that does not hold is an exit 2 error, returned. */
 function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
-  let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
-  try {
-    parsed = parseJson(text, { depth: MAX_JSON_DEPTH }) as (IntentsBody | DeltaBody) & { sha256?: unknown };
-  } catch {
-    // Said below.
-  }
-  const { sha256, ...body } = parsed ?? ({} as Partial<IntentsBody & { sha256: unknown }>);
+  const { sha256, ...body } = jsonObject(text) as Partial<IntentsBody & { sha256: unknown }>;
   const lines = body.lines as Record<string, unknown> | undefined;
   if (
     body.format !== format ||
