@@ -39,7 +39,6 @@ interface DocumentBody {
 export interface MemoryDocument {
   serial: number;
   target: ReportTarget;
-  identity: string;
   newestRun: string | undefined;
   memories: Map<SyncKind, MemoryContents>;
   /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
@@ -164,7 +163,6 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   return {
     serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
     target: body.target,
-    identity: targetIdentity(body.target),
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
     texts,
@@ -182,11 +180,12 @@ export async function assertDocumentTarget(
   target: ReportTarget,
   refusal = { done: 'nothing sent', way: '' },
 ): Promise<void> {
-  if (document.identity === targetIdentity(target)) return;
+  const identity = targetIdentity(document.target);
+  if (identity === targetIdentity(target)) return;
   const of = await sameStoreAs(document.target, target);
   if (of !== 'path' && (of !== 'gone' || (await heldBy(document.memories.values(), target)) !== true)) {
     throw new UsageError(
-      `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, ${refusal.done} ` +
+      `${source}: this sync memory is of the target ${identity}, but this run's target is ${targetIdentity(target)}: refused, ${refusal.done} ` +
         `(a memory of another target would skip records never sent here)${refusal.way}`,
       { code: 'E2504' },
     );

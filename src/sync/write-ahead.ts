@@ -4,7 +4,6 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { jsonObject, type StateService } from './state-service.js';
 import { checksumOf, newestRunOfMemories, readDocument, summedText, type MemoryDocument } from './memory-document.js';
 import { memoryOfText, type MemoryContents } from './memory-files.js';
-import { targetIdentity } from '../report/run-report.js';
 
 const FORMAT = 'examctl-sync-intents';
 const DELTA_FORMAT = 'examctl-sync-delta';
@@ -136,13 +135,10 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   }
   const first = [...memories.values()].find((contents) => contents.target !== undefined);
   if (first?.target === undefined) return undefined;
-  const { target } = first;
-  const newestRun = newestRunOfMemories(memories);
   return {
     serial: 0,
-    target,
-    identity: targetIdentity(target),
-    newestRun,
+    target: first.target,
+    newestRun: newestRunOfMemories(memories),
     memories,
     texts: new Map(),
     sha256: '',
