@@ -23,33 +23,22 @@ import {
   WriteAhead,
 } from './write-ahead.js';
 
-/** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
-export interface PlacedMemory {
-  memory: SyncMemory;
-  /** Its file, or the service's address and the kind. */
-  name: string;
-  /** What `run` recorded so far reaches a service before more is sent (docs/sync.md, "Written ahead"). */
-  writeAhead(run: string): Promise<void>;
-  /** The run whose intents written ahead a service's memory took in (it never stored its end). */
-  foldedRun?: string;
-  /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
-  readKind(kind: SyncKind): Promise<MemoryContents>;
-  close(): Promise<void>;
-}
-
 export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
   env: Env;
 }
 
-/** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
+/**
+ * Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). `close`
+ * ends it there (a service's copy stored and unlocked).
+ */
 export async function openPlacedMemory(
   place: MemoryPlace,
   target: ReportTarget,
   kind: SyncKind,
   options: PlaceOptions,
-): Promise<PlacedMemory> {
+) {
   const copy = place.kind === 'dir' ? undefined : await ServiceCopy.open(place.address, target, options);
   const syncDir = place.kind === 'dir' ? place.syncDir : copy!.syncDir;
   let memory: SyncMemory;
@@ -61,10 +50,14 @@ export async function openPlacedMemory(
   }
   return {
     memory,
+    /** Its file, or the service's address and the kind. */
     name: place.kind === 'dir' ? memory.file : `${place.address} (${kind})`,
-    ...(copy?.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
-    writeAhead: async (run) => copy?.writeAhead(run),
-    readKind: (other) => readMemory(memoryFile(syncDir, target, other), other, target),
+    /** The run whose intents written ahead a service's memory took in (it never stored its end). */
+    foldedRun: copy?.foldedRun,
+    /** What `run` recorded so far reaches a service before more is sent (docs/sync.md, "Written ahead"). */
+    writeAhead: async (run: string) => copy?.writeAhead(run),
+    /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
+    readKind: (other: SyncKind) => readMemory(memoryFile(syncDir, target, other), other, target),
     async close() {
       try {
         await memory.close();

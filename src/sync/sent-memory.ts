@@ -36,7 +36,7 @@ import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { BatchedRecords } from '../input/batches.js';
 import { inputPathOf } from '../pipeline/command-input.js';
-import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
+import { openPlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
@@ -80,7 +80,7 @@ const END_HEAD_MS = 5_000;
 export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
-  protected placed: PlacedMemory | undefined;
+  protected placed: Awaited<ReturnType<typeof openPlacedMemory>> | undefined;
   /** The run under way (`started`): recorded as the population's newest run, its intents written ahead. */
   private run: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
