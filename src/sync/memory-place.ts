@@ -20,7 +20,7 @@ import {
   readServiceDocument,
   readServiceMemory,
   storeDelta,
-  WriteAhead,
+  writeAhead,
 } from './write-ahead.js';
 
 export interface PlaceOptions extends OpenMemoryOptions {
@@ -115,9 +115,9 @@ export class ServiceCopy {
       | undefined,
   ) {}
 
-  /** The run under way, and the batches it wrote ahead on the document of `serial`. */
+  /** The run under way, and how many batches it wrote ahead on the document of `serial`. */
   private run: string | undefined;
-  private ahead: WriteAhead | undefined;
+  private batches = 0;
   private pushing: Promise<void> = Promise.resolve();
 
   /** Uploads the lines gained since last stored or written ahead, batch after batch (docs/sync.md, "Written ahead"). */
@@ -134,9 +134,11 @@ export class ServiceCopy {
       // Rewritten (compacted): stored whole; lines appended since `now` go again (replayed, they change nothing).
       if (rewritten) {
         await this.storeWhole(now);
-        this.ahead = undefined;
-      } else if (Object.keys(lines).length > 0)
-        await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
+        this.batches = 0;
+      } else if (Object.keys(lines).length > 0) {
+        await writeAhead(this.service, { serial: this.serial, run, from: this.batches }, lines);
+        this.batches += 1;
+      }
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
       this.startFailed ||= !this.startedAhead;

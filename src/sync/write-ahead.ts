@@ -145,28 +145,19 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   };
 }
 
-/** The batches of one run written ahead, one after the other. */
-export class WriteAhead {
-  private count = 0;
-
-  constructor(
-    private readonly service: StateService,
-    private readonly run: string,
-    private readonly serial: number,
-  ) {}
-
-  /** Uploads one batch of lines; throws when the service does not take it (nothing of the batch may go then). */
-  async push(lines: KindLines): Promise<void> {
-    const n = this.count;
-    // Batch 0 may hold a lost run's intents: put back if this one does not take.
-    await this.service.write(
-      summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }),
-      undefined,
-      besideAddress(this.service.address, `intents-${n}`),
-      n === 0,
-    );
-    this.count += 1;
-  }
+/** Uploads batch `from` of a run's lines; throws when the service does not take it (nothing of the batch may go then). */
+export async function writeAhead(
+  service: StateService,
+  { serial, run, from }: Pick<IntentsBody, 'serial' | 'run' | 'from'>,
+  lines: KindLines,
+): Promise<void> {
+  // Batch 0 may hold a lost run's intents: put back if this one does not take.
+  await service.write(
+    summedText({ format: FORMAT, version: 1, serial, run, from, to: from + 1, lines }),
+    undefined,
+    besideAddress(service.address, `intents-${from}`),
+    from === 0,
+  );
 }
 
 /**
