@@ -69,18 +69,14 @@ export async function openPlacedMemory(
 }
 
 /** The memories of a target at `place`, read without a lock; a service's document must be of `target`. */
-export async function readPlacedMemories(
-  place: MemoryPlace,
-  target: ReportTarget,
-  env: Env,
-): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
+export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Env) {
   if (place.kind === 'dir')
     return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = new StateService(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) await assertDocumentTarget(document, place.address, target);
-    return { name: place.address, memories: document?.memories ?? new Map() };
+    return { name: place.address, memories: document?.memories ?? new Map<SyncKind, MemoryContents>() };
   } finally {
     await service.close();
   }

@@ -79,11 +79,7 @@ export async function storeDelta(
 }
 
 /** `document` with its deltas appended, and a lost run's intents (`folded`); `parse`: memories parsed with both. */
-export async function readServiceMemory(
-  service: StateService,
-  document: MemoryDocument | undefined,
-  parse: boolean,
-): Promise<{ deltas: number; deltaBytes: number; folded: { run: string; lines: KindLines } | undefined }> {
+export async function readServiceMemory(service: StateService, document: MemoryDocument | undefined, parse: boolean) {
   const chain =
     document === undefined
       ? []
@@ -164,10 +160,7 @@ export async function writeAhead(
  * What a run that never stored its end wrote ahead on the memory of `serial`, and that run: batch 0's run is the
  * newest (a later run writes what it took in again in its own first), its batches while each is its next.
  */
-async function intentsToFold(
-  service: StateService,
-  serial: number,
-): Promise<{ run: string; lines: KindLines } | undefined> {
+async function intentsToFold(service: StateService, serial: number) {
   let run: string | undefined;
   const chain = await chainOf<IntentsBody>(
     service,
