@@ -90,17 +90,12 @@ export function prunedAfter(
 }
 
 /** What --prune-memberships judges a user by: a distrusted one's links (its digest cleared) with its `k`. */
-export function prunableLinks(
-  entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined,
-): readonly ManagedLink[] | undefined {
+export function prunableLinks(entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined) {
   return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
 /** Of `links`, those a local store holds, with the flags it holds true: one gone there is not deleted again. */
-export function linksStoreHolds(
-  links: readonly ManagedLink[] | undefined,
-  memberships: readonly unknown[] | null,
-): ManagedLink[] | undefined {
+export function linksStoreHolds(links: readonly ManagedLink[] | undefined, memberships: readonly unknown[] | null) {
   if (links === undefined) return undefined;
   const held = heldLinks(memberships);
   return links.flatMap(([id, words]): ManagedLink[] => {

@@ -192,11 +192,7 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /** Opens a memory file, read-only or to append (made holding `born` when absent), with what it held then. */
-export async function openMemoryFile(
-  file: string,
-  mode: 'read' | 'append',
-  born?: Buffer,
-): Promise<{ handle: FileHandle; bytes: Buffer } | undefined> {
+export async function openMemoryFile(file: string, mode: 'read' | 'append', born?: Buffer) {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;

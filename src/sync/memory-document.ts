@@ -59,11 +59,7 @@ export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryConten
 }
 
 /** The document of a target's memories (kinds without one are left out), its text. */
-export function documentText(
-  target: ReportTarget,
-  memories: ReadonlyMap<SyncKind, MemoryContents>,
-  serial: number,
-): string {
+export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number) {
   const body: DocumentBody = {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,

@@ -59,9 +59,7 @@ export interface MemoryContents {
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
-export function populationsOf(
-  contents: Pick<MemoryContents, 'populations' | 'entries'>,
-): Map<string, PopulationRecord> {
+export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'entries'>) {
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
@@ -93,10 +91,7 @@ export async function standingOf(
  * Whether the local store at `target` holds what `memories` record (memoryStanding): true where it holds one of
  * their newest heads, false where another store, undefined where nothing tells.
  */
-export async function heldBy(
-  memories: Iterable<MemoryContents>,
-  target: ReportTarget | undefined,
-): Promise<boolean | undefined> {
+export async function heldBy(memories: Iterable<MemoryContents>, target: ReportTarget | undefined) {
   if (target?.kind !== 'local') return undefined;
   const local = { kind: 'local' as const, store: target.store, report: target };
   let held: boolean | undefined;
@@ -156,12 +151,7 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
 }
 
 /** Reads one memory file: damage, a newer format, another user's or target's file is exit 2; none is empty. */
-export async function readMemory(
-  file: string,
-  kind: SyncKind,
-  expected?: ReportTarget,
-  limit?: number,
-): Promise<MemoryContents> {
+export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget, limit?: number) {
   // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
   if (limit !== undefined) return memoryOfText(readMemoryHead(file, limit) ?? Buffer.alloc(0), file, kind, expected);
   const opened = await openMemoryFile(file, 'read');
@@ -305,11 +295,7 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
 }
 
 /** A memory as one line per id in this examctl's format: header, population lines, latest entries. */
-export function* compactedLines(
-  contents: MemoryContents,
-  target: ReportTarget,
-  populations = populationsOf(contents),
-): IterableIterator<string> {
+export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)) {
   // The instance an older examctl recorded tells another store's memory until a head does (sent-memory.ts, judgeStore).
   yield headerLine(contents.kind, target, newestHeads(populations).length === 0 ? contents.instance : undefined);
   yield* contents.entries.lines();

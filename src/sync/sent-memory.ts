@@ -488,9 +488,7 @@ export abstract class SentMemory<P> {
   }
 
   /** The leading-zeros rule (lost-zeros.ts) against this memory and the other kind's (unreadable: done without). */
-  protected async zerosRule(
-    kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[],
-  ): Promise<LostZerosRule | undefined> {
+  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]) {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');

@@ -97,12 +97,7 @@ export class SyncMemory {
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
-  static async open(
-    syncDir: string,
-    target: ReportTarget,
-    kind: SyncKind,
-    options: OpenMemoryOptions,
-  ): Promise<SyncMemory> {
+  static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions) {
     const file = options.from ?? memoryFile(syncDir, target, kind);
     const dir = dirname(file);
     let lock: StoreLock | undefined;
@@ -193,14 +188,7 @@ export class SyncMemory {
   }
 
   /** Records run `run` of population `key` (start or end), the head it saw, attempts a restore undid. Not format 1. */
-  recordPopulation(
-    key: string,
-    run: string,
-    ended = false,
-    file?: string,
-    seen?: SeenHead,
-    undone: string[] = [],
-  ): void {
+  recordPopulation(key: string, run: string, ended = false, file?: string, seen?: SeenHead, undone: string[] = []) {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);

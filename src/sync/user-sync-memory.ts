@@ -327,12 +327,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
-  private async keepRecordedLeavers(
-    memory: SyncMemory,
-    run: string,
-    first: number,
-    today: Map<string, MemoryEntry>,
-  ): Promise<void> {
+  private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>) {
     const kept: Leaver[] = [];
     const left: string[] = [];
     const record = this.deps.resume!.record;
@@ -651,11 +646,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
-  protected override intentOf(
-    payload: UserRequest,
-    entry: MemoryEntry | undefined,
-    run: string,
-  ): MemoryEntry | undefined {
+  protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string) {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
     // A full run's DisableLogin false for a user the memory has enabled already changes nothing it knows.
@@ -691,12 +682,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** Users: also the names a disable needs, the leaver's mark, the links examctl manages. */
-  protected override keptBeside(
-    id: string,
-    payload: UserRequest,
-    run: string,
-    retried?: string,
-  ): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string) {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     const kept = acknowledgedUser(

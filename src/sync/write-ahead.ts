@@ -69,11 +69,7 @@ function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines
 }
 
 /** Stores delta `n` of the document of checksum `base` (read back: write). */
-export async function storeDelta(
-  service: StateService,
-  n: number,
-  body: Omit<DeltaBody, 'format' | 'version'>,
-): Promise<void> {
+export async function storeDelta(service: StateService, n: number, body: Omit<DeltaBody, 'format' | 'version'>) {
   const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
   await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
 }
