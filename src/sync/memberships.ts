@@ -34,12 +34,6 @@ function parseLinks(links: readonly ManagedLink[] | undefined): Links {
   return map;
 }
 
-function formatLinks(map: Links): ManagedLink[] {
-  const out: ManagedLink[] = [];
-  for (const [id, flags] of map) out.push([id, wordsOf((field) => flags.has(field))]);
-  return out.sort(byKey);
-}
-
 /** `flags` as a request's link leaves them: true gained, false revoked (`maybe`: gains only). */
 function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = false): Set<FlagField> {
   for (const [, field] of FLAGS) {
@@ -129,7 +123,7 @@ export function linksAfter(
     }
     map.set(entry.ExternalId, applyFlags(map.get(entry.ExternalId) ?? new Set<FlagField>(), entry, maybe));
   }
-  const links = formatLinks(map);
+  const links = [...map].map(([id, flags]): ManagedLink => [id, wordsOf((field) => flags.has(field))]).sort(byKey);
   return links.length === 0 ? undefined : links;
 }
 
