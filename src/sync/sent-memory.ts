@@ -504,12 +504,9 @@ export abstract class SentMemory<P> {
   /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
     const read = async () => (await this.placed?.readKind(kind))?.entries;
-    if (!this.otherKinds.has(kind))
-      this.otherKinds.set(
-        kind,
-        read().catch(() => undefined),
-      );
-    return this.otherKinds.get(kind)!;
+    const entries = this.otherKinds.get(kind) ?? read().catch(() => undefined);
+    this.otherKinds.set(kind, entries);
+    return entries;
   }
 
   /** With --changed-only, a unit whose request this target acknowledged is not sent (`entry`: peeked). */
