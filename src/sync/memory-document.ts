@@ -36,16 +36,7 @@ interface DocumentBody {
 }
 
 /** A document read and checked: its memories parsed (each line's checksum, its header and target). */
-export interface MemoryDocument {
-  serial: number;
-  target: ReportTarget;
-  newestRun: string | undefined;
-  memories: Map<SyncKind, MemoryContents>;
-  /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
-  texts: Map<SyncKind, string>;
-  /** Its checksum: the deltas stored on a state service name the document they extend by it. */
-  sha256: string;
-}
+export type MemoryDocument = ReturnType<typeof readDocument>;
 
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
@@ -97,7 +88,7 @@ export function checksumOf(body: object): string {
 }
 
 /** Reads a document: exit 2 for anything not whole, of a format unknown, or whose checksum fails (`damagedAdvice`). */
-export function readDocument(text: string, source: string, damagedAdvice?: string): MemoryDocument {
+export function readDocument(text: string, source: string, damagedAdvice?: string) {
   const refuse = (why: string): UsageError =>
     new UsageError(
       `${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`,
@@ -161,7 +152,9 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     target: body.target,
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
+    /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
     texts,
+    /** Its checksum: the deltas stored on a state service name the document they extend by it. */
     sha256,
   };
 }
