@@ -16,9 +16,8 @@ import {
   readMemoryHead,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
-import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
+import { headsToAsk, memoryStanding, type SeenHead } from './store-standing.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import type { StoreHead } from '../port/integration-api.js';
 import { MemoryEntries, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
@@ -80,7 +79,7 @@ export async function standingOf(
   seen: readonly SeenHead[],
   recorded: string | undefined,
   ask: boolean,
-): Promise<{ store: StoreHead | undefined; found: Standing }> {
+) {
   const store = await storeHead(target, headsToAsk(seen), ask);
   const instance =
     seen.length === 0 && store !== undefined && recorded !== undefined ? await storeInstance(target.report) : undefined;
