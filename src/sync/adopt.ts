@@ -133,21 +133,18 @@ export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,
   population: string | undefined,
   tentative = false,
-): Promise<{
-  unitOf: (record: InputRecord) => Unit<UserRequest>;
-  entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'>;
-}> {
+) {
   const fingerprint = await populationFingerprint(build, population);
   const rawOf = new WeakMap<UserRequest, string>();
   const subject = digestedAs(population);
   return {
-    unitOf(record) {
+    unitOf(record: InputRecord) {
       const raw = rawDigestOfRecord(fingerprint, record);
       const unit = build(record);
       if (raw !== undefined && unit.prepared.ok) rawOf.set(unit.prepared.value, raw);
       return unit;
     },
-    entryOf: (user, before) => ({
+    entryOf: (user: UserRequest, before: MemoryEntry | undefined) => ({
       digest: tentative ? '' : requestDigest(subject(user)),
       ...acknowledgedUser(
         user,

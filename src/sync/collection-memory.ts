@@ -38,11 +38,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
    * For a collection unknown to the memory, its fields before the request goes, tentative (docs/sync.md, "A request
    * cut short"). A known entry is never replaced: a collection cannot be updated.
    */
-  protected override intentOf(
-    payload: CollectionRequest,
-    entry: MemoryEntry | undefined,
-    run: string,
-  ): MemoryEntry | undefined {
+  protected override intentOf(payload: CollectionRequest, entry: MemoryEntry | undefined, run: string) {
     return entry === undefined ? { digest: '', run, fields: collectionFields(payload), tentative: true } : undefined;
   }
 

@@ -21,14 +21,6 @@ const LINE_UNIT = 16;
 
 const REALLY_NEW_IDS = '--really-new-ids';
 
-interface Twin {
-  id: string;
-  file: string;
-  line: number;
-  /** The remembered id this one is without its leading zeros. */
-  remembered: string;
-}
-
 /** How many leading zeros `id` (digits only) has, keeping its last digit: `000` has two. */
 function leadingZeros(id: string): number {
   let zeros = 0;
@@ -59,7 +51,8 @@ class LostZeros {
     then: { id: string; line: number };
     file: string;
   }[] = [];
-  private readonly twins: Twin[] = [];
+  /** New ids the memory holds with leading zeros (`remembered`: that id). */
+  private readonly twins: { id: string; file: string; line: number; remembered: string }[] = [];
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 

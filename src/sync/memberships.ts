@@ -34,12 +34,6 @@ function parseLinks(links: readonly ManagedLink[] | undefined): Links {
   return map;
 }
 
-function formatLinks(map: Links): ManagedLink[] {
-  const out: ManagedLink[] = [];
-  for (const [id, flags] of map) out.push([id, wordsOf((field) => flags.has(field))]);
-  return out.sort(byKey);
-}
-
 /** `flags` as a request's link leaves them: true gained, false revoked (`maybe`: gains only). */
 function applyFlags(flags: Set<FlagField>, link: HierarchyMembership, maybe = false): Set<FlagField> {
   for (const [, field] of FLAGS) {
@@ -90,17 +84,12 @@ export function prunedAfter(
 }
 
 /** What --prune-memberships judges a user by: a distrusted one's links (its digest cleared) with its `k`. */
-export function prunableLinks(
-  entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined,
-): readonly ManagedLink[] | undefined {
+export function prunableLinks(entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined) {
   return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
 /** Of `links`, those a local store holds, with the flags it holds true: one gone there is not deleted again. */
-export function linksStoreHolds(
-  links: readonly ManagedLink[] | undefined,
-  memberships: readonly unknown[] | null,
-): ManagedLink[] | undefined {
+export function linksStoreHolds(links: readonly ManagedLink[] | undefined, memberships: readonly unknown[] | null) {
   if (links === undefined) return undefined;
   const held = heldLinks(memberships);
   return links.flatMap(([id, words]): ManagedLink[] => {
@@ -134,33 +123,16 @@ export function linksAfter(
     }
     map.set(entry.ExternalId, applyFlags(map.get(entry.ExternalId) ?? new Set<FlagField>(), entry, maybe));
   }
-  const links = formatLinks(map);
+  const links = [...map].map(([id, flags]): ManagedLink => [id, wordsOf((field) => flags.has(field))]).sort(byKey);
   return links.length === 0 ? undefined : links;
 }
 
-/** What pruning does to one user: the request to send, what it removes and (for the plan) the links it adds. */
-interface Prune {
-  /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */
-  request: UserRequest;
-  /** `H-A` (a link left) or `H-A:coordinator` (a flag revoked), in the order of the plan line. */
-  removed: string[];
-  /** Links the request adds that examctl did not manage yet (`joins H-D` in the plan). */
-  joined: string[];
-  /** The links the request DELETEs that the file did not (a 131 or 1134 for one of them is the link gone). */
-  deleted: string[];
-  /** Whether `request` differs from the file's (DELETEs or false flags were added). */
-  added: boolean;
-}
-
 /**
- * The prune of one user (undefined: nothing examctl sent is lost). `given`: the input states its memberships (a
- * Hierarchies column or key), else nothing is pruned. What examctl never sent is never touched.
+ * The prune of one user: the request to send, what it removes and (for the plan) the links it adds (undefined:
+ * nothing examctl sent is lost). `given`: the input states its memberships (a Hierarchies column or key), else nothing
+ * is pruned. What examctl never sent is never touched.
  */
-export function pruneOf(
-  links: readonly ManagedLink[] | undefined,
-  request: UserRequest,
-  given: boolean,
-): Prune | undefined {
+export function pruneOf(links: readonly ManagedLink[] | undefined, request: UserRequest, given: boolean) {
   if (!given || links === undefined || links.length === 0) return undefined;
   const hierarchies: readonly unknown[] = Array.isArray(request.Hierarchies) ? request.Hierarchies : [];
   const managed = parseLinks(links);
@@ -198,10 +170,15 @@ export function pruneOf(
       ]
     : undefined;
   return {
+    /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */
     request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] },
+    /** `H-A` (a link left) or `H-A:coordinator` (a flag revoked), in the order of the plan line. */
     removed,
+    /** Links the request adds that examctl did not manage yet (`joins H-D` in the plan). */
     joined,
+    /** The links the request DELETEs that the file did not (a 131 or 1134 for one of them is the link gone). */
     deleted: deletes.map((entry) => entry.ExternalId),
+    /** Whether `request` differs from the file's (DELETEs or false flags were added). */
     added,
   };
 }

@@ -73,7 +73,6 @@ export class FeedingMarker {
   /** Waits while a live run decides from the memory (at most `timeoutMs`), then refuses with exit 3 naming it. */
   static async enter(dir: string, timeoutMs: number, onWait?: OnWait): Promise<FeedingMarker> {
     const deadline = Date.now() + timeoutMs;
-    let waited = false;
     for (let attempt = 0; ; attempt++) {
       const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
       const path = join(dir, `${FEEDING_PREFIX}${token}`);
@@ -88,8 +87,7 @@ export class FeedingMarker {
           { code: 'E3021' },
         );
       }
-      if (!waited) onWait?.(deciderWaits(decider, dir));
-      waited = true;
+      if (attempt === 0) onWait?.(deciderWaits(decider, dir));
       await pause(attempt, deadline);
     }
   }
@@ -102,14 +100,10 @@ export class FeedingMarker {
 /** The LOCK of a run that decides, taken while no live run feeds: waits up to `timeoutMs`, then exit 3. */
 export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: OnWait): Promise<StoreLock> {
   const deadline = Date.now() + timeoutMs;
-  let waited = false;
-  const wait = (message: string): void => {
-    if (!waited) onWait?.(message);
-    waited = true;
-  };
+  // Said once: each attempt that does not return waits, so the first (attempt 0) says why.
   for (let attempt = 0; ; attempt++) {
     const decider = await liveHolder(join(dir, LOCK_FILE), false);
-    if (decider !== undefined) wait(deciderWaits(decider, dir));
+    if (decider !== undefined && attempt === 0) onWait?.(deciderWaits(decider, dir));
     const lock = new StoreLock(dir, Math.max(0, deadline - Date.now()), 'sync memory');
     try {
       await lock.acquire();
@@ -132,7 +126,8 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
         { code: 'E3021' },
       );
     }
-    wait(`waiting for ${who}: it is feeding the sync memory of this target (${dir}); this run decides from it`);
+    if (decider === undefined && attempt === 0)
+      onWait?.(`waiting for ${who}: it is feeding the sync memory of this target (${dir}); this run decides from it`);
     await pause(attempt, deadline);
   }
 }
@@ -197,11 +192,7 @@ export function readMemoryHead(file: string, limit: number): Buffer | undefined 
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /** Opens a memory file, read-only or to append (made holding `born` when absent), with what it held then. */
-export async function openMemoryFile(
-  file: string,
-  mode: 'read' | 'append',
-  born?: Buffer,
-): Promise<{ handle: FileHandle; bytes: Buffer } | undefined> {
+export async function openMemoryFile(file: string, mode: 'read' | 'append', born?: Buffer) {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;

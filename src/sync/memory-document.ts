@@ -36,17 +36,7 @@ interface DocumentBody {
 }
 
 /** A document read and checked: its memories parsed (each line's checksum, its header and target). */
-export interface MemoryDocument {
-  serial: number;
-  target: ReportTarget;
-  identity: string;
-  newestRun: string | undefined;
-  memories: Map<SyncKind, MemoryContents>;
-  /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
-  texts: Map<SyncKind, string>;
-  /** Its checksum: the deltas stored on a state service name the document they extend by it. */
-  sha256: string;
-}
+export type MemoryDocument = ReturnType<typeof readDocument>;
 
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
@@ -60,11 +50,7 @@ export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryConten
 }
 
 /** The document of a target's memories (kinds without one are left out), its text. */
-export function documentText(
-  target: ReportTarget,
-  memories: ReadonlyMap<SyncKind, MemoryContents>,
-  serial: number,
-): string {
+export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number) {
   const body: DocumentBody = {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,
@@ -102,7 +88,7 @@ export function checksumOf(body: object): string {
 }
 
 /** Reads a document: exit 2 for anything not whole, of a format unknown, or whose checksum fails (`damagedAdvice`). */
-export function readDocument(text: string, source: string, damagedAdvice?: string): MemoryDocument {
+export function readDocument(text: string, source: string, damagedAdvice?: string) {
   const refuse = (why: string): UsageError =>
     new UsageError(
       `${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`,
@@ -164,10 +150,11 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   return {
     serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
     target: body.target,
-    identity: targetIdentity(body.target),
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
+    /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
     texts,
+    /** Its checksum: the deltas stored on a state service name the document they extend by it. */
     sha256,
   };
 }
@@ -182,11 +169,12 @@ export async function assertDocumentTarget(
   target: ReportTarget,
   refusal = { done: 'nothing sent', way: '' },
 ): Promise<void> {
-  if (document.identity === targetIdentity(target)) return;
+  const identity = targetIdentity(document.target);
+  if (identity === targetIdentity(target)) return;
   const of = await sameStoreAs(document.target, target);
   if (of !== 'path' && (of !== 'gone' || (await heldBy(document.memories.values(), target)) !== true)) {
     throw new UsageError(
-      `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, ${refusal.done} ` +
+      `${source}: this sync memory is of the target ${identity}, but this run's target is ${targetIdentity(target)}: refused, ${refusal.done} ` +
         `(a memory of another target would skip records never sent here)${refusal.way}`,
       { code: 'E2504' },
     );

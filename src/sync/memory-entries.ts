@@ -12,17 +12,6 @@ import {
   type PopulationRecord,
 } from './memory-lines.js';
 
-/** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
-interface LineLayout {
-  digestAt: number;
-  digestEnd: number;
-  runAt: number;
-  runEnd: number;
-  rawAt: number;
-  rawEnd: number;
-  disabled: boolean;
-}
-
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from(`${LINE_PREFIX}{"id":"`);
 /** The shortest acknowledged entry line: frame, 1-byte id, digest (43), run id (24); a cleared one grows the index. */
@@ -48,8 +37,11 @@ export class MemoryEntries {
   private added = 0;
   /** Ids whose line a `forget` outdates (FORGOTTEN in byId): not counted, not given. */
   private gone = 0;
-  /** Scratch for layoutAt (one line at a time), and the run id read last. */
-  private readonly layout: LineLayout = {
+  /**
+   * Scratch for layoutAt (one line at a time): the offsets of an entry line's fields, a raw digest's -1 when it has
+   * none; and the run id read last.
+   */
+  private readonly layout = {
     digestAt: 0,
     digestEnd: 0,
     runAt: 0,
@@ -168,7 +160,7 @@ export class MemoryEntries {
   }
 
   /** Where the entry line's fields are, when it has `entryLine`'s layout (else undefined: parse it). */
-  private layoutAt(start: number, id: string): LineLayout | undefined {
+  private layoutAt(start: number, id: string) {
     const bytes = this.bytes;
     const end = bytes.indexOf(NEWLINE, start);
     const digestAt = start + ENTRY_START.length + Buffer.byteLength(id, 'utf8') + DIGEST_KEY.length;

@@ -16,9 +16,8 @@ import {
   readMemoryHead,
 } from './memory-access.js';
 import { memoryDir, sameStoreAs, storeHead, storeInstance } from '../context/target.js';
-import { headsToAsk, memoryStanding, type SeenHead, type Standing } from './store-standing.js';
+import { headsToAsk, memoryStanding, type SeenHead } from './store-standing.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import type { StoreHead } from '../port/integration-api.js';
 import { MemoryEntries, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
 import {
@@ -59,9 +58,7 @@ export interface MemoryContents {
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
-export function populationsOf(
-  contents: Pick<MemoryContents, 'populations' | 'entries'>,
-): Map<string, PopulationRecord> {
+export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'entries'>) {
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
@@ -82,7 +79,7 @@ export async function standingOf(
   seen: readonly SeenHead[],
   recorded: string | undefined,
   ask: boolean,
-): Promise<{ store: StoreHead | undefined; found: Standing }> {
+) {
   const store = await storeHead(target, headsToAsk(seen), ask);
   const instance =
     seen.length === 0 && store !== undefined && recorded !== undefined ? await storeInstance(target.report) : undefined;
@@ -93,10 +90,7 @@ export async function standingOf(
  * Whether the local store at `target` holds what `memories` record (memoryStanding): true where it holds one of
  * their newest heads, false where another store, undefined where nothing tells.
  */
-export async function heldBy(
-  memories: Iterable<MemoryContents>,
-  target: ReportTarget | undefined,
-): Promise<boolean | undefined> {
+export async function heldBy(memories: Iterable<MemoryContents>, target: ReportTarget | undefined) {
   if (target?.kind !== 'local') return undefined;
   const local = { kind: 'local' as const, store: target.store, report: target };
   let held: boolean | undefined;
@@ -156,21 +150,12 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
 }
 
 /** Reads one memory file: damage, a newer format, another user's or target's file is exit 2; none is empty. */
-export async function readMemory(
-  file: string,
-  kind: SyncKind,
-  expected?: ReportTarget,
-  limit?: number,
-): Promise<MemoryContents> {
+export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget, limit?: number) {
   // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
-  if (limit !== undefined) {
-    const head = readMemoryHead(file, limit);
-    return head === undefined ? emptyContents(file, kind) : memoryOfText(head, file, kind, expected);
-  }
+  if (limit !== undefined) return memoryOfText(readMemoryHead(file, limit) ?? Buffer.alloc(0), file, kind, expected);
   const opened = await openMemoryFile(file, 'read');
-  if (opened === undefined) return emptyContents(file, kind);
-  await opened.handle.close();
-  return memoryOfText(opened.bytes, file, kind, expected);
+  await opened?.handle.close();
+  return memoryOfText(opened?.bytes ?? Buffer.alloc(0), file, kind, expected);
 }
 
 /** A memory's bytes into its contents (readMemory), also from a portable copy or a state service. */
@@ -274,10 +259,6 @@ function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & 
   return kind === 'remote' && typeof baseUrl === 'string';
 }
 
-export function emptyContents(file: string, kind: SyncKind): MemoryContents {
-  return memoryOfText(Buffer.alloc(0), file, kind);
-}
-
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;
 
@@ -313,11 +294,7 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
 }
 
 /** A memory as one line per id in this examctl's format: header, population lines, latest entries. */
-export function* compactedLines(
-  contents: MemoryContents,
-  target: ReportTarget,
-  populations = populationsOf(contents),
-): IterableIterator<string> {
+export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)) {
   // The instance an older examctl recorded tells another store's memory until a head does (sent-memory.ts, judgeStore).
   yield headerLine(contents.kind, target, newestHeads(populations).length === 0 ? contents.instance : undefined);
   yield* contents.entries.lines();

@@ -12,7 +12,7 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryFile, readMemory, rewritesOf, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
-import { StateService, type StateLockInfo } from './state-service.js';
+import { jsonObject, StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import {
   besideAddress,
@@ -20,23 +20,8 @@ import {
   readServiceDocument,
   readServiceMemory,
   storeDelta,
-  WriteAhead,
+  writeAhead,
 } from './write-ahead.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
-
-/** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
-export interface PlacedMemory {
-  memory: SyncMemory;
-  /** Its file, or the service's address and the kind. */
-  name: string;
-  /** What `run` recorded so far reaches a service before more is sent (docs/sync.md, "Written ahead"). */
-  writeAhead(run: string): Promise<void>;
-  /** The run whose intents written ahead a service's memory took in (it never stored its end). */
-  foldedRun?: string;
-  /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
-  readKind(kind: SyncKind): Promise<MemoryContents>;
-  close(): Promise<void>;
-}
 
 export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
@@ -44,13 +29,16 @@ export interface PlaceOptions extends OpenMemoryOptions {
   env: Env;
 }
 
-/** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
+/**
+ * Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). `close`
+ * ends it there (a service's copy stored and unlocked).
+ */
 export async function openPlacedMemory(
   place: MemoryPlace,
   target: ReportTarget,
   kind: SyncKind,
   options: PlaceOptions,
-): Promise<PlacedMemory> {
+) {
   const copy = place.kind === 'dir' ? undefined : await ServiceCopy.open(place.address, target, options);
   const syncDir = place.kind === 'dir' ? place.syncDir : copy!.syncDir;
   let memory: SyncMemory;
@@ -62,10 +50,14 @@ export async function openPlacedMemory(
   }
   return {
     memory,
+    /** Its file, or the service's address and the kind. */
     name: place.kind === 'dir' ? memory.file : `${place.address} (${kind})`,
-    ...(copy?.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
-    writeAhead: async (run) => copy?.writeAhead(run),
-    readKind: (other) => readMemory(memoryFile(syncDir, target, other), other, target),
+    /** The run whose intents written ahead a service's memory took in (it never stored its end). */
+    foldedRun: copy?.foldedRun,
+    /** What `run` recorded so far reaches a service before more is sent (docs/sync.md, "Written ahead"). */
+    writeAhead: async (run: string) => copy?.writeAhead(run),
+    /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
+    readKind: (other: SyncKind) => readMemory(memoryFile(syncDir, target, other), other, target),
     async close() {
       try {
         await memory.close();
@@ -77,18 +69,14 @@ export async function openPlacedMemory(
 }
 
 /** The memories of a target at `place`, read without a lock; a service's document must be of `target`. */
-export async function readPlacedMemories(
-  place: MemoryPlace,
-  target: ReportTarget,
-  env: Env,
-): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
+export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Env) {
   if (place.kind === 'dir')
     return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = new StateService(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) await assertDocumentTarget(document, place.address, target);
-    return { name: place.address, memories: document?.memories ?? new Map() };
+    return { name: place.address, memories: document?.memories ?? new Map<SyncKind, MemoryContents>() };
   } finally {
     await service.close();
   }
@@ -123,9 +111,9 @@ export class ServiceCopy {
       | undefined,
   ) {}
 
-  /** The run under way, and the batches it wrote ahead on the document of `serial`. */
+  /** The run under way, and how many batches it wrote ahead on the document of `serial`. */
   private run: string | undefined;
-  private ahead: WriteAhead | undefined;
+  private batches = 0;
   private pushing: Promise<void> = Promise.resolve();
 
   /** Uploads the lines gained since last stored or written ahead, batch after batch (docs/sync.md, "Written ahead"). */
@@ -142,9 +130,11 @@ export class ServiceCopy {
       // Rewritten (compacted): stored whole; lines appended since `now` go again (replayed, they change nothing).
       if (rewritten) {
         await this.storeWhole(now);
-        this.ahead = undefined;
-      } else if (Object.keys(lines).length > 0)
-        await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
+        this.batches = 0;
+      } else if (Object.keys(lines).length > 0) {
+        await writeAhead(this.service, { serial: this.serial, run, from: this.batches }, lines);
+        this.batches += 1;
+      }
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
       this.startFailed ||= !this.startedAhead;
@@ -171,11 +161,7 @@ export class ServiceCopy {
   private async withdrawMark(): Promise<void> {
     const at = besideAddress(this.service.address, 'intents-0');
     const text = await this.service.read(at);
-    if (
-      text !== undefined &&
-      this.foldedRun === undefined &&
-      (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run
-    )
+    if (text !== undefined && this.foldedRun === undefined && jsonObject(text).run === this.run)
       await this.service.remove(undefined, at);
   }
 

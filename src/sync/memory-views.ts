@@ -15,11 +15,7 @@ import type { GlobalOptions } from '../flags/global-options.js';
  * `synced show`: every sync memory, what docs/sync.md, "Retention" lists of it (a state service's: the one it keeps);
  * --json: `{ syncDir, memories }`.
  */
-export async function showMemories(
-  syncDir: string | undefined,
-  options: GlobalOptions,
-  deps: CommandDeps,
-): Promise<number> {
+export async function showMemories(syncDir: string | undefined, options: GlobalOptions, deps: CommandDeps) {
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
   const kept =

@@ -37,10 +37,7 @@ export function runFilesOf(value: unknown): RunFile[] | undefined {
 }
 
 /** The files a population's record keeps, by run, the last KEPT_FILES (a start line adds its own: one pair). */
-export function withRunFiles(
-  kept: readonly RunFile[] | undefined,
-  added: readonly RunFile[] | undefined,
-): RunFile[] | undefined {
+export function withRunFiles(kept: readonly RunFile[] | undefined, added: readonly RunFile[] | undefined) {
   if (added === undefined) return kept?.slice();
   const byRun = new Map([...(kept ?? []), ...added].map((pair) => [pair[0], pair]));
   return [...byRun.values()].sort(byKey).slice(-KEPT_FILES);

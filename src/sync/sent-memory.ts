@@ -36,7 +36,7 @@ import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { BatchedRecords } from '../input/batches.js';
 import { inputPathOf } from '../pipeline/command-input.js';
-import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
+import { openPlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
@@ -80,7 +80,7 @@ const END_HEAD_MS = 5_000;
 export abstract class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
-  protected placed: PlacedMemory | undefined;
+  protected placed: Awaited<ReturnType<typeof openPlacedMemory>> | undefined;
   /** The run under way (`started`): recorded as the population's newest run, its intents written ahead. */
   private run: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
@@ -488,9 +488,7 @@ export abstract class SentMemory<P> {
   }
 
   /** The leading-zeros rule (lost-zeros.ts) against this memory and the other kind's (unreadable: done without). */
-  protected async zerosRule(
-    kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[],
-  ): Promise<LostZerosRule | undefined> {
+  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]) {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
@@ -506,12 +504,9 @@ export abstract class SentMemory<P> {
   /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
     const read = async () => (await this.placed?.readKind(kind))?.entries;
-    if (!this.otherKinds.has(kind))
-      this.otherKinds.set(
-        kind,
-        read().catch(() => undefined),
-      );
-    return this.otherKinds.get(kind)!;
+    const entries = this.otherKinds.get(kind) ?? read().catch(() => undefined);
+    this.otherKinds.set(kind, entries);
+    return entries;
   }
 
   /** With --changed-only, a unit whose request this target acknowledged is not sent (`entry`: peeked). */

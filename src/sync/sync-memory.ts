@@ -32,7 +32,6 @@ import {
 import {
   compact,
   compactIdle,
-  emptyContents,
   memoryFile,
   memoryOfText,
   overgrown,
@@ -98,12 +97,7 @@ export class SyncMemory {
     private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
-  static async open(
-    syncDir: string,
-    target: ReportTarget,
-    kind: SyncKind,
-    options: OpenMemoryOptions,
-  ): Promise<SyncMemory> {
+  static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions) {
     const file = options.from ?? memoryFile(syncDir, target, kind);
     const dir = dirname(file);
     let lock: StoreLock | undefined;
@@ -122,10 +116,7 @@ export class SyncMemory {
         Buffer.from(headerLine(kind, target), 'utf8'),
       );
       handle = opened?.handle;
-      let contents: MemoryContents =
-        opened === undefined
-          ? emptyContents(file, kind)
-          : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
+      let contents = memoryOfText(opened?.bytes ?? Buffer.alloc(0), file, kind, options.from ? undefined : target);
       // docs/sync.md, "Format": on a full disk only a format 1 file's rewrite is a failure.
       const format1 = contents.populations === undefined && contents.lines > 0;
       const older = contents.format !== undefined && contents.format < SYNC_MEMORY_VERSION;
@@ -197,14 +188,7 @@ export class SyncMemory {
   }
 
   /** Records run `run` of population `key` (start or end), the head it saw, attempts a restore undid. Not format 1. */
-  recordPopulation(
-    key: string,
-    run: string,
-    ended = false,
-    file?: string,
-    seen?: SeenHead,
-    undone: string[] = [],
-  ): void {
+  recordPopulation(key: string, run: string, ended = false, file?: string, seen?: SeenHead, undone: string[] = []) {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);

@@ -51,10 +51,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
 const KEPT_APART = new Set(['ExternalId', 'FirstName', 'LastName', 'Email', SECRET, 'Hierarchies']);
 
 /** MemoryEntry.sent after `sent` was acknowledged: its fields over those before (one left out keeps its value). */
-export function sentFields(
-  sent: UserRequest,
-  before: Readonly<Record<string, unknown>> | undefined,
-): Record<string, unknown> | undefined {
+export function sentFields(sent: UserRequest, before: Readonly<Record<string, unknown>> | undefined) {
   let fields: Record<string, unknown> | undefined;
   for (const field in sent) {
     const value = (sent as Record<string, unknown>)[field];

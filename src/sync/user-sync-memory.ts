@@ -28,7 +28,6 @@ import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-f
 import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
-import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
 import { DISABLE_LOGIN, MEMBERSHIPS, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
 
@@ -327,12 +326,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
-  private async keepRecordedLeavers(
-    memory: SyncMemory,
-    run: string,
-    first: number,
-    today: Map<string, MemoryEntry>,
-  ): Promise<void> {
+  private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>) {
     const kept: Leaver[] = [];
     const left: string[] = [];
     const record = this.deps.resume!.record;
@@ -651,11 +645,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
-  protected override intentOf(
-    payload: UserRequest,
-    entry: MemoryEntry | undefined,
-    run: string,
-  ): MemoryEntry | undefined {
+  protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string) {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
     // A full run's DisableLogin false for a user the memory has enabled already changes nothing it knows.
@@ -691,12 +681,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** Users: also the names a disable needs, the leaver's mark, the links examctl manages. */
-  protected override keptBeside(
-    id: string,
-    payload: UserRequest,
-    run: string,
-    retried?: string,
-  ): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string) {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     const kept = acknowledgedUser(
@@ -794,14 +779,7 @@ class BuiltWhenAsked {
 }
 
 /** How a leaver's row sits in a table input's report (docs/sync.md, "Leavers"). */
-interface LeaverTable {
-  /** The input's own header (the file's rows carry an equal array: each read of the file its own). */
-  source: readonly string[];
-  /** The report's header: `source`, or `source` and DisableLogin. */
-  header: readonly string[];
-  dialect?: CsvDialect;
-  columns: { [K in LeaverField]: number };
-}
+type LeaverTable = ReturnType<typeof leaverTable>;
 
 const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
 type LeaverField = (typeof LEAVER_FIELDS)[number];
@@ -822,13 +800,15 @@ export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverT
   );
 }
 
-export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
+export function leaverTable(raw: NonNullable<InputRecord['raw']>) {
   const nameOf = (i: number): string | undefined => raw.names?.[i] ?? raw.header[i];
   const find = (field: LeaverField): number => raw.header.findIndex((_, i) => nameOf(i) === field);
   const disableLogin = find('DisableLogin');
   const header = disableLogin >= 0 ? raw.header : [...raw.header, 'DisableLogin'];
   return {
+    /** The input's own header (the file's rows carry an equal array: each read of the file its own). */
     source: raw.header,
+    /** The report's header: `source`, or `source` and DisableLogin. */
     header,
     ...(raw.dialect === undefined ? {} : { dialect: raw.dialect }),
     columns: {

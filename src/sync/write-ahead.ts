@@ -1,11 +1,9 @@
 /** A run's intents written ahead to a state service, its end stored as a delta (docs/sync.md, "Written ahead"). */
 import { TargetError, UsageError } from '../system/errors.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import type { StateService } from './state-service.js';
+import { jsonObject, type StateService } from './state-service.js';
 import { checksumOf, newestRunOfMemories, readDocument, summedText, type MemoryDocument } from './memory-document.js';
 import { memoryOfText, type MemoryContents } from './memory-files.js';
-import { targetIdentity } from '../report/run-report.js';
 
 const FORMAT = 'examctl-sync-intents';
 const DELTA_FORMAT = 'examctl-sync-delta';
@@ -71,21 +69,13 @@ function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines
 }
 
 /** Stores delta `n` of the document of checksum `base` (read back: write). */
-export async function storeDelta(
-  service: StateService,
-  n: number,
-  body: Omit<DeltaBody, 'format' | 'version'>,
-): Promise<void> {
+export async function storeDelta(service: StateService, n: number, body: Omit<DeltaBody, 'format' | 'version'>) {
   const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
   await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
 }
 
 /** `document` with its deltas appended, and a lost run's intents (`folded`); `parse`: memories parsed with both. */
-export async function readServiceMemory(
-  service: StateService,
-  document: MemoryDocument | undefined,
-  parse: boolean,
-): Promise<{ deltas: number; deltaBytes: number; folded: { run: string; lines: KindLines } | undefined }> {
+export async function readServiceMemory(service: StateService, document: MemoryDocument | undefined, parse: boolean) {
   const chain =
     document === undefined
       ? []
@@ -137,51 +127,36 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   }
   const first = [...memories.values()].find((contents) => contents.target !== undefined);
   if (first?.target === undefined) return undefined;
-  const { target } = first;
-  const newestRun = newestRunOfMemories(memories);
   return {
     serial: 0,
-    target,
-    identity: targetIdentity(target),
-    newestRun,
+    target: first.target,
+    newestRun: newestRunOfMemories(memories),
     memories,
     texts: new Map(),
     sha256: '',
   };
 }
 
-/** The batches of one run written ahead, one after the other. */
-export class WriteAhead {
-  private count = 0;
-
-  constructor(
-    private readonly service: StateService,
-    private readonly run: string,
-    private readonly serial: number,
-  ) {}
-
-  /** Uploads one batch of lines; throws when the service does not take it (nothing of the batch may go then). */
-  async push(lines: KindLines): Promise<void> {
-    const n = this.count;
-    // Batch 0 may hold a lost run's intents: put back if this one does not take.
-    await this.service.write(
-      summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }),
-      undefined,
-      besideAddress(this.service.address, `intents-${n}`),
-      n === 0,
-    );
-    this.count += 1;
-  }
+/** Uploads batch `from` of a run's lines; throws when the service does not take it (nothing of the batch may go then). */
+export async function writeAhead(
+  service: StateService,
+  { serial, run, from }: Pick<IntentsBody, 'serial' | 'run' | 'from'>,
+  lines: KindLines,
+): Promise<void> {
+  // Batch 0 may hold a lost run's intents: put back if this one does not take.
+  await service.write(
+    summedText({ format: FORMAT, version: 1, serial, run, from, to: from + 1, lines }),
+    undefined,
+    besideAddress(service.address, `intents-${from}`),
+    from === 0,
+  );
 }
 
 /**
  * What a run that never stored its end wrote ahead on the memory of `serial`, and that run: batch 0's run is the
  * newest (a later run writes what it took in again in its own first), its batches while each is its next.
  */
-async function intentsToFold(
-  service: StateService,
-  serial: number,
-): Promise<{ run: string; lines: KindLines } | undefined> {
+async function intentsToFold(service: StateService, serial: number) {
   let run: string | undefined;
   const chain = await chainOf<IntentsBody>(
     service,
@@ -214,13 +189,7 @@ async function removeBeside(service: StateService, what: 'intents-' | 'delta-'):
 
 /** A batch's or a delta's document read and checked: one that does not hold is an exit 2 error, returned. */
 function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
-  let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
-  try {
-    parsed = parseJson(text, { depth: MAX_JSON_DEPTH }) as (IntentsBody | DeltaBody) & { sha256?: unknown };
-  } catch {
-    // Said below.
-  }
-  const { sha256, ...body } = parsed ?? ({} as Partial<IntentsBody & { sha256: unknown }>);
+  const { sha256, ...body } = jsonObject(text) as Partial<IntentsBody & { sha256: unknown }>;
   const lines = body.lines as Record<string, unknown> | undefined;
   if (
     body.format !== format ||

@@ -351,7 +351,6 @@ describe('a store path on Windows', () => {
     const { sha256: _sum, ...body } = JSON.parse(documentText(target, memories, 1)) as Record<string, unknown>;
     const written = summedText({ ...body, identity: `local ${target.store.toUpperCase()}` });
     const document = readDocument(written, 'old.json');
-    expect(document.identity).toBe(targetIdentity(target));
     await expect(assertDocumentTarget(document, 'old.json', target)).resolves.toBeUndefined();
   });
 });
