@@ -274,7 +274,10 @@ export abstract class SentMemory<P> {
       const missing = found
         ? `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.join(', ') || 'no population'}`
         : `no sync memory for ${describeTarget(target)} (looked for ${name})`;
-      await this.refuse(`--require-memory: ${missing}; nothing was sent. ${lossAdvice(population)}`, 'E2501');
+      await this.refuse(
+        `--require-memory: ${missing}; nothing was sent. ${lossAdvice(population, this.kind)}`,
+        'E2501',
+      );
     }
     if (this.flags.changedOnly && !populationFound) {
       const what = found
