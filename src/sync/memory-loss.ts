@@ -1,5 +1,4 @@
 import { ADOPT_COMMAND } from '../report/report-writers.js';
-import type { SyncKind } from './memory-lines.js';
 
 /**
  * What every message about a missing or damaged sync memory says, and where (docs/sync.md, "When
@@ -19,6 +18,9 @@ export const LOSS_COST =
  */
 const SCHEDULES_LOSS_COST =
   'a night without it sends every schedule, and names none of the candidates its files dropped since the memory was lost: no later night repairs that';
+
+/** A kind of memory (memory-lines.ts's SyncKind, which imports this file). */
+type SyncKind = keyof typeof ADOPT_COMMAND;
 
 /** The file each kind of memory is rebuilt from (docs/sync.md, "When the memory is lost"). */
 const ADOPT_FILE = {
