@@ -77,7 +77,7 @@ export function otherMemoriesSentence(file: string, others: readonly string[]): 
 }
 
 /** The command that rebuilds each kind of memory (docs/sync.md, "When the memory is lost"). */
-const ADOPT_COMMAND = {
+export const ADOPT_COMMAND = {
   users: 'synced adopt',
   schedules: 'synced adopt-schedules',
   collections: 'synced adopt-collections',

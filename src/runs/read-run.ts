@@ -166,7 +166,9 @@ export async function readJournal(
           fold.unsent(line, raw.start);
           break;
         default:
-          if (unchanged.since(line.n) !== undefined)
+          // A resume sends again a position an earlier attempt settled unchanged when the store lost what that
+          // matched (docs/runs.md, "A store restored under a run"): from there its own lines decide.
+          if (unchanged.since(line.n) !== undefined && (attempts.length === 0 || !unchanged.release(line.n)))
             throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
           if (line.t === 'sent') fold.sent(line, raw.start);
           else fold.outcome(line, raw.start);
@@ -807,6 +809,23 @@ export class UnchangedPositions {
       }
       this.count += count;
     }
+    return true;
+  }
+
+  /** Takes position `n` out of its run (a resume sent it again); false when it is not one of these. */
+  release(n: number): boolean {
+    const k = this.firstEndingAfter(n);
+    if (k >= this.starts.length || this.starts[k]! > n) return false;
+    const start = this.starts[k]!;
+    const end = start + this.counts[k]!;
+    const pieces = [
+      [start, n - start],
+      [n + 1, end - n - 1],
+    ].filter(([, count]) => count! > 0);
+    this.starts.splice(k, 1, ...pieces.map(([from]) => from!));
+    this.counts.splice(k, 1, ...pieces.map(([, count]) => count!));
+    this.sinces.splice(k, 1, ...pieces.map(() => this.sinces[k]!));
+    this.count -= 1;
     return true;
   }
 

@@ -43,7 +43,15 @@ import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
-import { batchTag, sentAgain, standingWords, undoneBy, type SeenHead, type Standing } from './store-standing.js';
+import {
+  attemptOf,
+  batchTag,
+  sentAgain,
+  standingWords,
+  undoneBy,
+  type SeenHead,
+  type Standing,
+} from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /** --changed-only's word in the summary: unchanged items carry the note naming the run that sent them. */
@@ -274,7 +282,10 @@ export abstract class SentMemory<P> {
       const missing = found
         ? `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.join(', ') || 'no population'}`
         : `no sync memory for ${describeTarget(target)} (looked for ${name})`;
-      await this.refuse(`--require-memory: ${missing}; nothing was sent. ${lossAdvice(population)}`, 'E2501');
+      await this.refuse(
+        `--require-memory: ${missing}; nothing was sent. ${lossAdvice(population, this.kind)}`,
+        'E2501',
+      );
     }
     if (this.flags.changedOnly && !populationFound) {
       const what = found
@@ -358,11 +369,19 @@ export abstract class SentMemory<P> {
         ? 'the store changed it after the newest head the memory saw (a killed run, or another writer)'
         : 'the store was restored to before that';
     // Another store's memory in a deciding run: its summary and report say so (noMemorySentence). What goes again
-    // is counted, so a night after a restore says how much the restore cost.
-    if (words !== undefined && !(stands.is === 'other' && this.found !== undefined))
+    // is counted, so a night after a restore says how much the restore cost. A resume judges what its own run
+    // acknowledged by the head each commit made, and says that count itself (run-journaling.ts, lostWords).
+    const resumed = this.deps.resume?.record.id;
+    const ownAttempts = new Set(seen.filter(([, run]) => run === resumed).map(([, , tag]) => attemptOf(tag)));
+    const said = resend.filter(([, entry]) => entry.acked === undefined || !ownAttempts.has(attemptOf(entry.acked)));
+    if (
+      words !== undefined &&
+      !(stands.is === 'other' && this.found !== undefined) &&
+      (said.length > 0 || resend.length === 0)
+    )
       await say(
         this.deps,
-        `note: ${words}${resend.length > 0 ? `: ${counted(resend.length, this.kind.slice(0, -1))}` : ''}`,
+        `note: ${words}${said.length > 0 ? `: ${counted(said.length, this.kind.slice(0, -1))}` : ''}`,
       );
     // Another store's memory is not this one's: begun anew, as with none (nothing left out, disabled or pruned).
     if (stands.is === 'other') for (const [id] of [...this.memory!.entries]) this.memory!.forget(id, '');

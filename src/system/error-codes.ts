@@ -134,7 +134,7 @@ export const ERROR_CODES = {
     title: 'no sync memory',
     cause:
       'The run needs the sync memory of this target (`--only-new`, `--only-existing`, `--require-memory`, or `runs resume` of a run that decided from it) and none was found, so examctl cannot tell what it sent before. Nothing was sent.',
-    fix: 'Restore the memory (`examctl synced import` of a file `synced export` wrote, or the state service that keeps it: `--sync-dir`), or rebuild it (`examctl synced adopt --file` the last export fully synced, per `--population`); only then, as a knowing choice, a run without the flag starts a new one, which disables no leaver and prunes no link (docs/sync.md, "When the memory is lost").',
+    fix: 'Restore the memory (`examctl synced import` of a file `synced export` wrote, or the state service that keeps it: `--sync-dir`), or rebuild it (`examctl synced adopt --file` the last export fully synced, per `--population`; for a schedule push, `examctl synced adopt-schedules --file` the last file fully sent); only then, as a knowing choice, a run without the flag starts a new one, which disables no leaver and prunes no link (docs/sync.md, "When the memory is lost").',
   },
   E2502: {
     title: 'stale input',

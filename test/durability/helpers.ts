@@ -32,6 +32,7 @@ export interface ReportItem {
   id: string;
   status: string;
   action?: string;
+  note?: string;
 }
 
 /** The items of a `--json` run report; tolerates a report cut off by a kill (keeps whole item lines only). */

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,5 +91,41 @@ describe('a killed schedule push resumed on the store it left (no restore)', () 
     expect(items.filter((item) => item.note?.startsWith('sent again') === true)).toEqual([]);
     expect(items.filter((item) => item.errors.length > 0)).toEqual([]);
     expect(await heldSchedules()).toBe(SCHEDULES);
+  });
+});
+
+describe('a --changed-only night stopped, the store restored to before the night before it, resumed', () => {
+  it('sends again what the earlier night lost, and the run is shown after (its journal whole)', async () => {
+    const push = ['schedule', 'push', '--upsert', '--changed-only', '--file', 'sittings.csv'];
+    expect((await examctl(push, dir, env)).code).toBe(0);
+    await cp(join(dir, 'store'), join(dir, 'before'), { recursive: true, preserveTimestamps: true });
+    // The next night retitles the even schedules; the one after, every schedule: the odd ones are then
+    // unchanged since the first night, the even ones since the second, which the restore undoes.
+    const retitle = async (which: (s: number) => boolean, to: string) => {
+      const text = await readFile(join(dir, 'sittings.csv'), 'utf8');
+      await writeFile(
+        join(dir, 'sittings.csv'),
+        text.replace(/^(S-R-(\d+),A-MATH-1,)[^,]*/gm, (all, head: string, s: string) =>
+          which(Number(s)) ? `${head}${to} ${s}` : all,
+        ),
+      );
+    };
+    await retitle((s) => s % 2 === 0, 'Second');
+    expect((await examctl(push, dir, env)).code).toBe(0);
+    await retitle((s) => s % 2 === 1, 'Third');
+    // Stopped at its first outcome with its unchanged rows on record (SIGTERM: the last group is written); at
+    // most the in-flight limit (128) of its 200 requests go, so the resume has rows to send.
+    const stopped = await examctl(push, dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGTERM' });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    await restore();
+    const resumed = await examctl(['--json', 'runs', 'resume'], dir, env);
+    expectAllOk(resumed, SCHEDULES);
+    const world = JSON.parse((await examctl(['local', 'export'], dir, env)).stdout) as {
+      Schedules: { ScheduleExtId?: string; Title: string }[];
+    };
+    const titles = world.Schedules.filter((one) => one.ScheduleExtId?.startsWith('S-R-')).map((one) => one.Title);
+    expect(titles.filter((title) => /^(Second|Third) /.test(title))).toHaveLength(SCHEDULES);
+    const shown = await examctl(['runs', 'show', 'last'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
   });
 });

@@ -58,9 +58,14 @@ describe('UnchangedPositions', () => {
       '-',
     ]);
     expect(positions.count).toBe(11);
+    // A resume sent position 8 again: taken out of its run, the rest of the run kept.
+    expect(positions.release(8)).toBe(true);
+    expect(positions.release(11)).toBe(false);
+    expect([7, 8, 9].map((n) => positions.since(n) ?? '-')).toEqual(['A', '-', 'A']);
+    expect(positions.count).toBe(10);
   });
 
-  it('a journal line for a position an unchanged line settled, or a second unchanged line over it, is refused as damage (no resume writes one)', async () => {
+  it('a journal line for a position an unchanged line settled, or a second unchanged line over it, is refused as damage (before any resume)', async () => {
     const journal = await RunJournal.start(runsDir, header({ units: 2 }));
     journal.unchanged(0, 'OLD');
     await journal.flush();
@@ -80,6 +85,14 @@ describe('UnchangedPositions', () => {
     await expect(readRun(runsDir, journal.id)).rejects.toThrow(
       /:3: run journal damaged: unchanged positions an earlier line settled/,
     );
+    // After a resume line: the resume sent it again (the store lost what it matched), and its outcome decides.
+    writeFileSync(
+      journal.file,
+      `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'resume', at: '2026-11-29T06:00:00.000Z', pid: 1, host: 'h' }))}${encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...ref(0), status: 'failed', errors: [], transient: false }))}`,
+    );
+    const run = await readRun(runsDir, journal.id);
+    expect(run.unchanged.count).toBe(0);
+    expect([...run.statuses()]).toEqual(['failed']);
   });
 });
 

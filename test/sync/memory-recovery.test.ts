@@ -528,6 +528,12 @@ describe('synced adopt', () => {
       rmSync(join(dir, 'store'), { recursive: true });
       cpSync(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
       rmSync(join(dir, 'synced'), { recursive: true });
+      // The lost memory's refusal names the schedules' way back and what a schedule night costs.
+      const blind = await push('night2.csv', '--require-memory');
+      expect(blind.code).toBe(2);
+      expectCoded(blind.stderr, 'E2501', 'schedules.ndjson', 'examctl synced adopt-schedules --file');
+      expect(blind.stderr).not.toContain('examctl synced adopt --file');
+      expect(blind.stderr).not.toContain('users who left');
       const adopted = await cli(dir, [
         'synced',
         'adopt-schedules',
