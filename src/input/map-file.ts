@@ -115,7 +115,10 @@ export function mapFileRefusal(file: string, line: number | undefined, message: 
   return error;
 }
 
-/** Reads and checks a map file; each problem is mapFileRefusal's, naming `origin` (flag or profile key), line and key. */
+/**
+ * Reads and checks a map file; each problem is mapFileRefusal's, naming `origin` (flag or profile key), line and
+ * key.
+ */
 export async function readMapFile(
   path: string,
   origin: string,

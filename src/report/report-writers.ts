@@ -218,7 +218,10 @@ export function problemLine(item: ReportItem, problem: Problem, id = ''): string
   return `${item.source.file}:${problem.line ?? item.source.line}${id} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
 }
 
-/** `Email 209 is not a valid address`, the field and code left out where there are none (HTML note, adopt's refusals). */
+/**
+ * `Email 209 is not a valid address`, the field and code left out where there are none (HTML note, adopt's
+ * refusals).
+ */
 export function problemWords({ field, code, message }: Problem): string {
   return [field, code ?? '', message].filter((part) => part !== '').join(' ');
 }

@@ -152,7 +152,10 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     target: body.target,
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
-    /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
+    /**
+     * The kinds' texts as the document holds them (on a state service: with the deltas stored since,
+     * write-ahead.ts).
+     */
     texts,
     /** Its checksum: the deltas stored on a state service name the document they extend by it. */
     sha256,

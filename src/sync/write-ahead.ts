@@ -137,7 +137,10 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   };
 }
 
-/** Uploads batch `from` of a run's lines; throws when the service does not take it (nothing of the batch may go then). */
+/**
+ * Uploads batch `from` of a run's lines; throws when the service does not take it (nothing of the batch may go
+ * then).
+ */
 export async function writeAhead(
   service: StateService,
   { serial, run, from }: Pick<IntentsBody, 'serial' | 'run' | 'from'>,
