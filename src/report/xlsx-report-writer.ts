@@ -120,7 +120,8 @@ export class XlsxReportWriter implements ReportSink {
 
   private rowsOf(sheet: SheetWriter, { item, rows }: ReportEntry): void | Promise<void> {
     const look = LOOKS[item.status];
-    const marking = item.dryRun === true && item.status === 'failed' && item.errors.length > 0;
+    // Every report marks the cells a row failed on: a dry run's officer and a real run's fix them there alike.
+    const marking = (item.status === 'failed' || item.status === 'partial') && item.errors.length > 0;
     if (rows === undefined || rows.length === 0) {
       const cells: SheetCell[] = [...sourceRowCells(item, this.options.run ?? ''), errorMessages(item.warnings)];
       // file, line, id, status...: the line a number.
@@ -383,8 +384,8 @@ class ReportCellTypes {
   }
 
   /**
-   * The cells of a dry run's invalid row its errors name, each with a note of its codes and messages
-   * (docs/input-formats.md, "A dry run marks the cell"); `statusAt` is the status cell's index.
+   * The cells a failed or partial row's errors name, each with a note of its codes and messages
+   * (docs/input-formats.md, "A report marks the cell"); `statusAt` is the status cell's index.
    */
   marks(errors: readonly Problem[], row: SourceRow | undefined, statusAt: number): CellNote[] {
     const layout = row === undefined ? [] : this.layoutOf(row);

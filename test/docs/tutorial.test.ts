@@ -98,6 +98,10 @@ const MANUAL_STEPS: Record<string, (cwd: string) => Promise<void>> = {
   'fix-result-xlsx': (cwd) =>
     editSheet(join(cwd, 'result.xlsx'), (cell) => {
       if (cell(3, 'ExternalId').value !== '00457') throw new Error('row 3 of result.xlsx is not 00457');
+      // The cell the row failed on carries its code and message as a note, where the officer fixes it.
+      const note = cell(3, 'Email').note;
+      const noted = typeof note === 'string' ? note : (note?.texts ?? []).map((run) => run.text).join('');
+      if (!noted.startsWith('209 Email: ')) throw new Error(`row 3's Email cell has no note of 209: ${noted}`);
       cell(3, 'Email').value = 'bruno.garcia@students.example.test';
       cell(3, 'LastName').value = 'García';
       cell(3, 'CellularPhone').value = '1234567890123456789';

@@ -13,7 +13,7 @@ import { lineWith } from '../support/facts.js';
  * Issue 50, "Typed workbooks": what examctl writes as .xlsx read back by libraries nobody here
  * wrote (exceljs always; openpyxl when Debian's python3-openpyxl is installed) and by examctl's
  * own reader: numbers as numbers, times as Excel dates in the zone asked for, booleans as
- * booleans, ids and codes as text with their leading zeros; a dry run's offending cells marked.
+ * booleans, ids and codes as text with their leading zeros; a report's offending cells marked.
  */
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
@@ -241,22 +241,23 @@ const USERS = [
   'u-3,Cy,Oh,cy@example.test,Candidate,,true,007,',
 ].join('\n');
 
+/** A cell's note (an Excel comment) as text. */
+function note(cell: ExcelJS.Cell): string {
+  const value = cell.note;
+  return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
+}
+
+/** USERS synced into a new store (`extra`: --dry-run or not), its report written to `report`. */
+async function usersReport(dir: string, report: string, ...extra: string[]) {
+  await cli(dir, ['local', 'init']);
+  await writeFile(join(dir, 'users.csv'), USERS);
+  return cli(dir, ['user', 'sync', '--file', 'users.csv', ...extra, '--date-format', 'DD/MM/YYYY', '--report', report]);
+}
+
 describe('a run report workbook', () => {
   it('types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill and a note of its codes and messages', async () => {
     await withTempDir(async (dir) => {
-      await cli(dir, ['local', 'init']);
-      await writeFile(join(dir, 'users.csv'), USERS);
-      const run = await cli(dir, [
-        'user',
-        'sync',
-        '--file',
-        'users.csv',
-        '--dry-run',
-        '--date-format',
-        'DD/MM/YYYY',
-        '--report',
-        'dry.xlsx',
-      ]);
+      const run = await usersReport(dir, 'dry.xlsx', '--dry-run');
       expect(run.code).toBe(1);
       const path = join(dir, 'dry.xlsx');
       const sheet = await firstSheet(path);
@@ -283,10 +284,6 @@ describe('a run report workbook', () => {
       // The offending cells: a strong fill and a note (an Excel comment) with each error's code and
       // message, as in the row's error columns; the rest of the row the red of a failed row.
       const strong = (cell: ExcelJS.Cell) => (cell.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
-      const note = (cell: ExcelJS.Cell) => {
-        const value = cell.note;
-        return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
-      };
       expect(note(bo.get('Email')!)).toBe(
         '209 Email: Email is not a valid address: it has no @ (expected name@domain.tld)',
       );
@@ -365,6 +362,23 @@ describe('a run report workbook', () => {
         ['u-2', 'Bo', 'Ng', 'not-an-address', 'Candidate', '30/02/2004', 'false', 'abc', '0123'],
         ['u-3', 'Cy', 'Oh', 'cy@example.test', 'Candidate', '', 'true', '007', ''],
       ]);
+    });
+  });
+
+  it("a real run's report marks each cell a failed row failed on, with its note, for the officer who fixes it there", async () => {
+    await withTempDir(async (dir) => {
+      const run = await usersReport(dir, 'result.xlsx');
+      expect(run.code).toBe(1);
+      const [ann, bo] = rowsByHeader(await firstSheet(join(dir, 'result.xlsx'))) as [
+        Map<string, ExcelJS.Cell>,
+        Map<string, ExcelJS.Cell>,
+      ];
+      expect(bo.get('status')!.value).toBe('failed');
+      expect(note(bo.get('Email')!)).toMatch(/^209 Email: /);
+      expect(note(bo.get('DateOfBirth')!)).toMatch(/^246 DateOfBirth: /);
+      expect((bo.get('Email')!.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb).toBe('FFC00000');
+      expect(bo.get('FirstName')!.note).toBeUndefined();
+      for (const cell of ann.values()) expect(cell.note).toBeUndefined();
     });
   });
 
