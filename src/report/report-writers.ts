@@ -600,8 +600,9 @@ export class RunReportBuilder {
   add(entry: ReportEntry): void | Promise<void> {
     this.summary.total += 1;
     this.summary[entry.item.status] += 1;
-    if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun)
-      countAction(this.summary, entry.item.action);
+    // A partial item was applied in part: its action counts, as the actions line and its report row say.
+    const applied = entry.item.status === 'ok' || entry.item.status === 'partial';
+    if (applied && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
     const action = itemAction(entry.item);
     const actions = (this.summary.actions ??= {});
     actions[action] = (actions[action] ?? 0) + 1;
@@ -628,7 +629,7 @@ export class RunReportBuilder {
   }
 }
 
-/** Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated"). */
+/** Counts an ok or partial item's action in a real run's summary (docs/cli.md, "Created and updated"). */
 export function countAction(summary: ReportSummary, action: ItemAction, count = 1): void {
   if (summary.created === undefined) {
     summary.created = 0;

@@ -116,7 +116,7 @@ export function targetIdentity(target: ReportTarget, platform = process.platform
   return `remote ${(URL.canParse(baseUrl) ? new URL(baseUrl).href : baseUrl).replace(/\/+$/, '')}`;
 }
 
-/** A real run's ok items by action (docs/cli.md, "Created and updated"): `created`, `updated`... */
+/** A real run's ok and partial items by action (docs/cli.md, "Created and updated"): `created`, `updated`... */
 export interface ReportSummary extends Partial<Record<ItemAction, number>> {
   total: number;
   ok: number;

@@ -21,5 +21,31 @@ describe('a run with a partial item: the actions line', () => {
       expect(summaryOf(run.stderr)).toMatchObject({ total: 2, ok: 1, partial: 1, failed: 0, skipped: 0 });
       expect(lineWith(run.stderr, '1 ok and 1 partial: ', '2 created')).toBeTruthy();
       expect(run.stderr).not.toMatch(/^1 ok: /m);
+      // The JSON summary counts what the items' action column says, the partial one too: both users exist.
+      const again = await cli(['user', 'sync', '--file', 'u.csv', '--json']);
+      const { summary, items } = JSON.parse(again.stdout) as {
+        summary: { created?: number; updated?: number; unchanged?: number };
+        items: { action?: string }[];
+      };
+      expect(items.map((item) => item.action)).toEqual(['unchanged', 'unchanged']);
+      expect([summary.created, summary.updated, summary.unchanged]).toEqual([0, 0, 2]);
+    }));
+
+  it("the JSON summary counts the partial item's action as its report row says it", () =>
+    withTempDir(async (dir) => {
+      const cli = storeCli(dir);
+      await writeFile(
+        join(dir, 'u.csv'),
+        'ExternalId,FirstName,LastName,Email,Role,Hierarchies\nq-1,A,B,q1@example.test,Candidate,H-NORTH|H-NOWHERE\n',
+      );
+      expect((await cli(['local', 'init'])).code).toBe(0);
+      const run = await cli(['user', 'sync', '--file', 'u.csv', '--json']);
+      expect(run.code).toBe(1);
+      const { summary, items } = JSON.parse(run.stdout) as {
+        summary: { partial: number; created?: number };
+        items: { status: string; action?: string }[];
+      };
+      expect(items.map((item) => [item.status, item.action])).toEqual([['partial', 'created']]);
+      expect([summary.partial, summary.created]).toEqual([1, 1]);
     }));
 });
