@@ -52,11 +52,7 @@ export function usersOnStore(
   compare: boolean,
 ): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
-  const absent = {
-    field: 'ExternalId',
-    code: ErrorCode.NotOnLocalStore,
-    message: `not on the local store: ${never} (user sync sends it)`,
-  };
+  const absent = notHeld('ExternalId', `not on the local store: ${never} (user sync sends it)`);
   return (user, before) => {
     // A login is enabled unless the row disables it or the memory keeps it disabled by examctl (the next night sends
     // it enabled).
@@ -69,12 +65,14 @@ export function usersOnStore(
 
 /** A row or schedule the local store holds with other values than `given` (its differing `fields`): not adopted. */
 function otherValues(fields: readonly string[], given: string, sender: string): Problem {
-  return {
-    field: fields[0]!,
-    code: ErrorCode.NotOnLocalStore,
-    message: `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as ${given} gives them, so there is nothing to adopt (${sender})`,
-  };
+  return notHeld(
+    fields[0]!,
+    `the local store holds other values (${namedFirst(fields, FIELDS_NAMED)}): never sent there as ${given} gives them, so there is nothing to adopt (${sender})`,
+  );
 }
+
+/** What the local store does not hold as the input gives it (9xxx NotOnLocalStore), `field` naming where. */
+const notHeld = (field: string, message: string): Problem => ({ field, code: ErrorCode.NotOnLocalStore, message });
 
 /**
  * scheduleEntryOf, checked against a local store's `directory` (null: remote): a schedule with candidates missing or
@@ -90,25 +88,19 @@ export function sittingsOnStore(
     const held = directory.scheduleLinks(payload.request.Schedule.ScheduleExtId as string);
     const compared = directory.scheduleChanges(payload.request);
     if (held === null || compared === null)
-      return {
-        field: 'ScheduleExtId',
-        code: ErrorCode.NotOnLocalStore,
-        message: `not on the local store: ${never} (schedule push sends it)`,
-      };
+      return notHeld('ScheduleExtId', `not on the local store: ${never} (schedule push sends it)`);
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
     const missing = (entry.candidates ?? []).filter((id) => !registered.has(id.toLowerCase()));
     if (missing.length > 0)
-      return {
-        field: 'CandidateExtId',
-        code: ErrorCode.NotOnLocalStore,
-        message: `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
-      };
+      return notHeld(
+        'CandidateExtId',
+        `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
+      );
     if ('refused' in compared)
-      return {
-        field: 'ScheduleExtId',
-        code: ErrorCode.NotOnLocalStore,
-        message: `the local store would refuse this request (${compared.refused}), so it cannot be compared with what the store holds: not adopted (${sender}, and says why it fails)`,
-      };
+      return notHeld(
+        'ScheduleExtId',
+        `the local store would refuse this request (${compared.refused}), so it cannot be compared with what the store holds: not adopted (${sender}, and says why it fails)`,
+      );
     return compared.changed.length === 0 ? entry : otherValues(compared.changed, 'the file', sender);
   };
 }

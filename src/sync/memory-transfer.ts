@@ -8,7 +8,7 @@ import { UsageError } from '../system/errors.js';
 import type { Env } from '../system/env-values.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
-import { lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { lockForDeciding, makeTrustedMemoryDir } from './memory-access.js';
 import { rm } from 'node:fs/promises';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
@@ -19,7 +19,7 @@ import {
   readDocument,
   type MemoryDocument,
 } from './memory-document.js';
-import { readPlacedMemories } from './memory-place.js';
+import { readPlacedMemories, type PlaceOptions } from './memory-place.js';
 import { memoryDir, type MemoryPlace } from '../context/target.js';
 import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
 import { jsonObject, StateService } from './state-service.js';
@@ -33,13 +33,8 @@ export async function exportMemory(place: MemoryPlace, target: ReportTarget, env
   return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
 }
 
-interface ImportOptions {
-  /** Import a document older than the memory already there. */
-  force: boolean;
-  lockTimeoutMs: number;
-  onWait?: OnWait;
-  env: Env;
-}
+/** `force`: import a document older than the memory already there. */
+type ImportOptions = Pick<PlaceOptions, 'lockTimeoutMs' | 'onWait' | 'env'> & { force: boolean };
 
 /** Reads and checks a document for `target` (every entry parsed), then replaces the memory at `place`, locked. */
 export async function importMemory(
@@ -150,7 +145,7 @@ async function underServiceLock<T>(
   address: string,
   target: ReportTarget,
   operation: string,
-  options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>,
+  options: Omit<ImportOptions, 'force'>,
   use: (
     service: StateService,
     lockId: string,
@@ -194,7 +189,7 @@ export async function serviceMemories(address: string, env: Env): Promise<Memory
 export async function forgetServiceMemory(
   address: string,
   target: ReportTarget,
-  options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>,
+  options: Omit<ImportOptions, 'force'>,
 ): Promise<number> {
   return underServiceLock(address, target, 'examctl synced forget', options, async (service, lockId, present) => {
     let forgotten = 0;

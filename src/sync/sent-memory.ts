@@ -44,6 +44,7 @@ import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-id
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { ensureStore, goneStore, memoryPlaceOf, storeHead } from '../context/target.js';
 import {
+  anyOf,
   attemptOf,
   batchTag,
   sentAgain,
@@ -319,7 +320,8 @@ export abstract class SentMemory<P> {
         ?.head;
     // Entries no head was recorded with (an older examctl's memory) on a store that says one: not known to be its,
     // unless its header names the store instance it was of (docs/sync.md, "Where the store stands").
-    const unheaded = seen.length === 0 && store !== undefined && anySent(this.memory!.entries.values());
+    const unheaded =
+      seen.length === 0 && store !== undefined && anyOf(this.memory!.entries.values(), (entry) => entry.digest !== '');
     const stands: Standing = own.length > 0 || judged.is === 'other' ? judged : { is: 'unknown' };
     this.storeStands = stands.is !== 'unknown';
     const words =
@@ -801,12 +803,6 @@ export abstract class SentMemory<P> {
 /** An entry with its digests cleared: its row goes again. */
 export function distrusted({ raw: _raw, ...rest }: MemoryEntry): MemoryEntry {
   return { ...rest, digest: '' };
-}
-
-/** Whether any entry records an acknowledged request (not an intent, nor a bare mark). */
-function anySent(entries: Iterable<MemoryEntry>): boolean {
-  for (const entry of entries) if (entry.digest !== '') return true;
-  return false;
 }
 
 /** Per candidate id, the newest run of a schedule registering it (a damaged line: done without). */

@@ -153,23 +153,21 @@ export function standingWords(
     return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
   if (found.is !== 'same' && found.is !== 'behind') return undefined;
   const undone = undoneBy(found.undone);
-  if (found.is === 'same' && !ackedAny(entries, (_, acked) => undone(acked))) return undefined;
+  if (found.is === 'same' && !anyOf(entries, ([, { acked }]) => undone(acked))) return undefined;
   const [, run, , end] = found.at;
   const partway =
     found.midRun ||
     (found.is === 'behind' &&
       found.moved &&
-      ackedAny(entries, (id, acked) => undone(acked) && found.changed.has(`${collection}:${id}`)));
+      anyOf(entries, ([id, { acked }]) => undone(acked) && found.changed.has(`${collection}:${id}`)));
   const where = partway
     ? `a point after run ${run} ${end ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
     : `where run ${run} ${end ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 
-function ackedAny(
-  entries: Iterable<[string, { acked?: string | undefined }]>,
-  which: (id: string, acked: string | undefined) => boolean,
-): boolean {
-  for (const [id, { acked }] of entries) if (which(id, acked)) return true;
+/** Whether any of `items` is `which`'s (a memory's entries, read one by one, no copy made). */
+export function anyOf<T>(items: Iterable<T>, which: (item: T) => boolean): boolean {
+  for (const item of items) if (which(item)) return true;
   return false;
 }

@@ -29,6 +29,7 @@ import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import { byKey } from '../domain/key-order.js';
+import { anyOf } from './store-standing.js';
 import { DISABLE_LOGIN, MEMBERSHIPS, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
@@ -252,7 +253,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         `--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are`,
       );
     }
-    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
+    if (
+      memory.entries.size > 0 &&
+      this.hierarchiesColumn !== false &&
+      !anyOf(memory.entries.values(), (entry) => entry.links !== undefined)
+    ) {
       // An earlier examctl's memory holds no links: a full run records them.
       await say(
         this.deps,
@@ -844,12 +849,6 @@ function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
     a.population === b.population &&
     JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
   );
-}
-
-/** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */
-function recordsLinks(memory: SyncMemory): boolean {
-  for (const entry of memory.entries.values()) if (entry.links !== undefined) return true;
-  return false;
 }
 
 /** The index of the link a GroupErrors problem is of (`Hierarchies[2]`); undefined: not a link's. */

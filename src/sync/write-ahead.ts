@@ -24,14 +24,7 @@ interface IntentsBody {
 }
 
 /** One delta: what run `run` added to the document of checksum `base`, bringing the memory to serial `serial`. */
-interface DeltaBody {
-  format: typeof DELTA_FORMAT;
-  version: 1;
-  base: string;
-  serial: number;
-  run: string;
-  lines: KindLines;
-}
+type DeltaBody = Omit<IntentsBody, 'format' | 'from' | 'to'> & { format: typeof DELTA_FORMAT; base: string };
 
 /** The address of a batch of intents (`intents-<n>`) or a delta (`delta-<n>`) beside the memory's. */
 export function besideAddress(address: string, what: string): string {
