@@ -149,6 +149,8 @@ export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous',
 const TOKEN_FIELDS = { YYYY: 'y', MM: 'mo', DD: 'd', HH: 'h', mm: 'mi', ss: 's' } as const;
 type Token = keyof typeof TOKEN_FIELDS;
 const TOKENS = Object.keys(TOKEN_FIELDS) as readonly Token[];
+/** The tokens in a format's text, captured: `split` gives the text between them and each token by turns. */
+export const FORMAT_TOKENS = new RegExp(`(${TOKENS.join('|')})`, 'g');
 const TIME_TOKENS: ReadonlySet<Token> = new Set(['HH', 'mm', 'ss']);
 
 type Part = { token: Token } | { literal: string };
@@ -198,30 +200,28 @@ const TIME_TAIL = '(?:[Tt]|\\s+)(\\d{1,2}):(\\d{2})(?::(\\d{2}))?';
 export function parseDateFormat(text: string): DateFormatParse {
   const parts: Part[] = [];
   const seen = new Set<Token>();
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (/[A-Za-z]/.test(c)) {
-      const token = TOKENS.find((t) => text.startsWith(t, i));
-      if (token === undefined) {
-        const run = /^[A-Za-z]+/.exec(text.slice(i))?.[0] ?? c;
+  let at = 0;
+  for (const [i, piece] of text.split(FORMAT_TOKENS).entries()) {
+    if (i % 2 === 1) {
+      const token = piece as Token;
+      if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
+      seen.add(token);
+      parts.push({ token });
+    } else {
+      // Separators up to a letter that starts no token: that is an unknown token, never a separator.
+      const letter = piece.search(/[A-Za-z]/);
+      if (/\d/.test(letter < 0 ? piece : piece.slice(0, letter)))
+        return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
+      if (letter >= 0) {
+        const run = /^[A-Za-z]+/.exec(text.slice(at + letter))?.[0];
         return {
           ok: false,
           message: `unknown token "${run}" in "${text}": use YYYY, MM, DD, HH, mm and ss with any separators, e.g. DD.MM.YYYY or DD.MM.YYYY HH:mm`,
         };
       }
-      if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
-      seen.add(token);
-      parts.push({ token });
-      i += token.length;
-      continue;
+      if (piece !== '') parts.push({ literal: piece });
     }
-    let j = i;
-    while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j++;
-    if (/\d/.test(text.slice(i, j)))
-      return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
-    parts.push({ literal: text.slice(i, j) });
-    i = j;
+    at += piece.length;
   }
   for (const token of ['YYYY', 'MM', 'DD'] as const) {
     if (!seen.has(token))
@@ -452,7 +452,7 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
 /** A wall clock by a `--date-format`'s tokens (a format without time: ` HH:mm[:ss]`), as readDateTimeText reads it. */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
   const fill = (text: string): string =>
-    text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
+    text.replace(FORMAT_TOKENS, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
   if (!withTime) return fill(format.dateText);
   if (format.dateTime !== undefined) return fill(format.text);
   return `${fill(format.dateText)} ${fill(w.s === 0 ? 'HH:mm' : 'HH:mm:ss')}`;
