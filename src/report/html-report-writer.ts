@@ -30,7 +30,6 @@ const GROUPS: readonly Group[] = SHOWN_ORDER.flatMap((action) =>
 const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
   disable: ['not in the file', 'not in the file'],
   enable: ['a login examctl disabled', 'a login examctl disabled'],
-  send: ['', 'what it did: not known'],
   invalid: ['not sent', 'not sent'],
 };
 
