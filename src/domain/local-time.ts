@@ -231,10 +231,11 @@ export function parseDateFormat(text: string): DateFormatParse {
     return { ok: false, message: `"${text}": a time needs HH and mm (and ss only with them)` };
   }
   const firstTime = parts.findIndex((part) => 'token' in part && TIME_TOKENS.has(part.token));
+  // The date part is what comes before the time: a date token after it would leave a date field no date to read.
+  if (firstTime !== -1 && parts.slice(firstTime).some((part) => 'token' in part && !TIME_TOKENS.has(part.token)))
+    return { ok: false, message: `"${text}": the time must follow the date` };
   const dateParts = firstTime === -1 ? parts.slice() : parts.slice(0, firstTime);
   while (dateParts.length > 0 && 'literal' in (dateParts.at(-1) as Part)) dateParts.pop();
-  if (dateParts.some((part) => 'token' in part && TIME_TOKENS.has(part.token)))
-    return { ok: false, message: `"${text}": the time must follow the date` };
   const dateOnly = regexOf(dateParts);
   const dateText = dateParts.map((part) => ('token' in part ? part.token : part.literal)).join('');
   // A format that reads an ISO date another way (YYYY-DD-MM) would make every ISO text ambiguous.
