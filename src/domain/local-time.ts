@@ -85,15 +85,11 @@ function offsetMinutesAt(timeZone: string, epochMs: number): number {
   return Math.round((m[1] === '-' ? -seconds : seconds) / 60);
 }
 
-/** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
-interface ZonedTime {
-  wall: WallClock;
-  ms: number;
-  offsetMinutes: number;
-}
-
-/** The wall clock of an instant in an IANA zone: the other way from wallClockInZone. */
-export function wallClockAt(epochMs: number, timeZone: string): ZonedTime {
+/**
+ * An instant as a zone's clock shows it (daylight saving included), with the zone's offset then: the other way
+ * from wallClockInZone.
+ */
+export function wallClockAt(epochMs: number, timeZone: string) {
   const offsetMinutes = offsetMinutesAt(timeZone, epochMs);
   const local = new Date(epochMs + offsetMinutes * 60_000);
   return { wall: utcWall(local), ms: local.getUTCMilliseconds(), offsetMinutes };

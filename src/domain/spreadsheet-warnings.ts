@@ -31,11 +31,6 @@ interface Findings {
   problems: Problem[];
 }
 
-interface CheckedValues extends Findings {
-  /** The record's fields, U+FEFF removed (the same object when nothing changed). */
-  fields: Record<string, unknown>;
-}
-
 /** A spreadsheet's error values as Excel, LibreOffice (also `Err:502`) and Google Sheets show them. */
 const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
   '#NULL!',
@@ -217,8 +212,11 @@ function checkObject(fields: Record<string, unknown>, prefix: string, found: Fin
   return out ?? fields;
 }
 
-/** The warnings for one record's fields (nested ones included), its spreadsheet errors, and U+FEFF removed. */
-export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
+/**
+ * The warnings for one record's fields (nested ones included), its spreadsheet errors, and its fields with U+FEFF
+ * removed (the same object when nothing changed).
+ */
+export function checkSpreadsheetValues(fields: Record<string, unknown>) {
   const found: Findings = { warnings: [], problems: [] };
   return { fields: checkObject(fields, '', found), ...found };
 }

@@ -162,11 +162,6 @@ interface SheetHeader {
   headerNotes?: readonly CellNote[];
 }
 
-/** One sheet of a workbook written at once: its header and its rows. */
-interface SheetTable extends SheetHeader {
-  rows: readonly (readonly SheetCell[])[];
-}
-
 /** What had to be cut to stay within Excel's limits (the caller warns): cells, columns, rows. */
 export interface TablesWritten {
   cutCells: { count: number; first?: CellPlace };
@@ -236,8 +231,11 @@ export class TablesWorkbook {
   }
 }
 
-/** Tables held whole as a workbook (TablesWorkbook). */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<TablesWritten> {
+/** Tables held whole as a workbook (TablesWorkbook): each sheet's header and rows. */
+export async function writeTablesXlsx(
+  stream: Writable,
+  sheets: readonly (SheetHeader & { rows: readonly (readonly SheetCell[])[] })[],
+): Promise<TablesWritten> {
   const workbook = new TablesWorkbook(stream);
   for (const table of sheets) {
     const sheet = await workbook.sheet(table, table.rows.length);
