@@ -16,14 +16,11 @@ export interface FieldWarning {
   /** The field's path, as a Problem's (`PhoneNumber`, `Candidates[2].FirstName`, `Labels[1]`). */
   field: string;
   /** Which doubt it is (WARNING_CODES, codes.ts): what a --strict failure keeps as its code. */
-  code: WarningCode;
+  code: (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
   message: string;
   /** As a Problem's: the row the value is on, where the item spans several (a sitting's candidates). */
   line?: number;
 }
-
-/** The code of a warning (codes.ts, WARNING_CODES). */
-type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
 
 interface Findings {
   warnings: FieldWarning[];
