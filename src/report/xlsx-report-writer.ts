@@ -398,7 +398,8 @@ class ReportCellTypes {
           keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : [],
         );
       }
-      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
+      // The error_messages cell's words for it, after its code.
+      const text = `${error.code === null ? '' : `${error.code} `}${errorMessages([error])}`;
       for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
     }
     return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
