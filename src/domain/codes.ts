@@ -272,23 +272,14 @@ export function codeCondition(name: string): string {
     .replace(/\bexternal id\b/g, 'ExternalId');
 }
 
-/**
- * What `examctl explain 209` says of a record's numbered code: its condition, and the exit a run ends
- * with for it: 1 for a record refused, 0 for a warning (sent all the same; with --strict it fails, exit 1).
- */
-export interface RecordCodeEntry {
-  readonly code: string;
-  /** null: the item was skipped as its run ended on its own error, whose code gives the exit. */
-  readonly exit: 0 | 1 | null;
-  readonly title: string;
-  readonly cause: string;
-  readonly fix: string;
-}
-
 const LISTED = 'docs/api-reference.md, "Errors", lists every record code and where it is given';
 
-/** The entry of a record's code (`209`, `9007`), or undefined for a number no problem carries. */
-export function recordCodeEntry(code: string): RecordCodeEntry | undefined {
+/**
+ * What `examctl explain 209` says of a record's numbered code (`209`, `9007`; undefined for a number no problem
+ * carries): its condition, and the exit a run ends with for it: 1 for a record refused, 0 for a warning (sent all
+ * the same; with --strict it fails, exit 1), null for an item skipped as its run ended on its own error.
+ */
+export function recordCodeEntry(code: string) {
   const name = Object.keys(ErrorCode).find((key) => String(ErrorCode[key as ErrorCodeName]) === code.trim());
   if (name === undefined) return undefined;
   const title = codeCondition(name);

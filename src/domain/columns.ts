@@ -4,13 +4,11 @@ import { USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
 import { COLLECTION_TABLE } from './collection.js';
 
-/** How the reader treats one column of a CSV file. */
-type ColumnKind = 'string' | 'list';
-
 export interface ColumnSpec {
   /** Canonical API field name, e.g. `FirstName`. */
   name: string;
-  kind: ColumnKind;
+  /** How the reader treats the column's cells. */
+  kind: 'string' | 'list';
   /** The field's rule: how a `--set` value is read and checked, as a cell of this column would be. */
   rule?: FieldRule;
 }

@@ -6,11 +6,6 @@ import { codeNote, type Zod } from './field-rules.js';
 const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
 export const INVIGILATOR_IDS_FIELD = 'UserExtIds';
 
-interface InvigilatorRemoval {
-  scheduleExtId: string;
-  userExtIds: string[];
-}
-
 /** The client's refusal of an empty list (docs/interpretations.md, "Invigilators"), in the API's own code. */
 export const EMPTY_LIST_REFUSAL = `the API refuses an empty list with code ${ErrorCode.InvigilatorBodyEmpty} (request body null or empty); nothing was sent`;
 export const NO_VALID_ID_REFUSAL = `the API refuses a list without a valid user external id with code ${ErrorCode.InvigilatorNoValidIds}; nothing was sent`;
@@ -33,7 +28,7 @@ export const invigilatorIdsWire = (zod: Zod) =>
 export function validateInvigilatorRemoval(
   scheduleExtId: unknown,
   userExtIds: unknown,
-): Validation<InvigilatorRemoval> {
+): Validation<{ scheduleExtId: string; userExtIds: string[] }> {
   const problems: Problem[] = [];
   if (!isUsableId(scheduleExtId)) {
     problems.push({

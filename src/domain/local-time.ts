@@ -85,15 +85,11 @@ function offsetMinutesAt(timeZone: string, epochMs: number): number {
   return Math.round((m[1] === '-' ? -seconds : seconds) / 60);
 }
 
-/** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
-interface ZonedTime {
-  wall: WallClock;
-  ms: number;
-  offsetMinutes: number;
-}
-
-/** The wall clock of an instant in an IANA zone: the other way from wallClockInZone. */
-export function wallClockAt(epochMs: number, timeZone: string): ZonedTime {
+/**
+ * An instant as a zone's clock shows it (daylight saving included), with the zone's offset then: the other way
+ * from wallClockInZone.
+ */
+export function wallClockAt(epochMs: number, timeZone: string) {
   const offsetMinutes = offsetMinutesAt(timeZone, epochMs);
   const local = new Date(epochMs + offsetMinutes * 60_000);
   return { wall: utcWall(local), ms: local.getUTCMilliseconds(), offsetMinutes };
@@ -149,6 +145,8 @@ export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous',
 const TOKEN_FIELDS = { YYYY: 'y', MM: 'mo', DD: 'd', HH: 'h', mm: 'mi', ss: 's' } as const;
 type Token = keyof typeof TOKEN_FIELDS;
 const TOKENS = Object.keys(TOKEN_FIELDS) as readonly Token[];
+/** The tokens in a format's text, captured: `split` gives the text between them and each token by turns. */
+export const FORMAT_TOKENS = new RegExp(`(${TOKENS.join('|')})`, 'g');
 const TIME_TOKENS: ReadonlySet<Token> = new Set(['HH', 'mm', 'ss']);
 
 type Part = { token: Token } | { literal: string };
@@ -198,30 +196,28 @@ const TIME_TAIL = '(?:[Tt]|\\s+)(\\d{1,2}):(\\d{2})(?::(\\d{2}))?';
 export function parseDateFormat(text: string): DateFormatParse {
   const parts: Part[] = [];
   const seen = new Set<Token>();
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if (/[A-Za-z]/.test(c)) {
-      const token = TOKENS.find((t) => text.startsWith(t, i));
-      if (token === undefined) {
-        const run = /^[A-Za-z]+/.exec(text.slice(i))?.[0] ?? c;
+  let at = 0;
+  for (const [i, piece] of text.split(FORMAT_TOKENS).entries()) {
+    if (i % 2 === 1) {
+      const token = piece as Token;
+      if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
+      seen.add(token);
+      parts.push({ token });
+    } else {
+      // Separators up to a letter that starts no token: that is an unknown token, never a separator.
+      const letter = piece.search(/[A-Za-z]/);
+      if (/\d/.test(letter < 0 ? piece : piece.slice(0, letter)))
+        return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
+      if (letter >= 0) {
+        const run = /^[A-Za-z]+/.exec(text.slice(at + letter))?.[0];
         return {
           ok: false,
           message: `unknown token "${run}" in "${text}": use YYYY, MM, DD, HH, mm and ss with any separators, e.g. DD.MM.YYYY or DD.MM.YYYY HH:mm`,
         };
       }
-      if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
-      seen.add(token);
-      parts.push({ token });
-      i += token.length;
-      continue;
+      if (piece !== '') parts.push({ literal: piece });
     }
-    let j = i;
-    while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j++;
-    if (/\d/.test(text.slice(i, j)))
-      return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
-    parts.push({ literal: text.slice(i, j) });
-    i = j;
+    at += piece.length;
   }
   for (const token of ['YYYY', 'MM', 'DD'] as const) {
     if (!seen.has(token))
@@ -231,10 +227,11 @@ export function parseDateFormat(text: string): DateFormatParse {
     return { ok: false, message: `"${text}": a time needs HH and mm (and ss only with them)` };
   }
   const firstTime = parts.findIndex((part) => 'token' in part && TIME_TOKENS.has(part.token));
+  // The date part is what comes before the time: a date token after it would leave a date field no date to read.
+  if (firstTime !== -1 && parts.slice(firstTime).some((part) => 'token' in part && !TIME_TOKENS.has(part.token)))
+    return { ok: false, message: `"${text}": the time must follow the date` };
   const dateParts = firstTime === -1 ? parts.slice() : parts.slice(0, firstTime);
   while (dateParts.length > 0 && 'literal' in (dateParts.at(-1) as Part)) dateParts.pop();
-  if (dateParts.some((part) => 'token' in part && TIME_TOKENS.has(part.token)))
-    return { ok: false, message: `"${text}": the time must follow the date` };
   const dateOnly = regexOf(dateParts);
   const dateText = dateParts.map((part) => ('token' in part ? part.token : part.literal)).join('');
   // A format that reads an ISO date another way (YYYY-DD-MM) would make every ISO text ambiguous.
@@ -452,7 +449,7 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
 /** A wall clock by a `--date-format`'s tokens (a format without time: ` HH:mm[:ss]`), as readDateTimeText reads it. */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
   const fill = (text: string): string =>
-    text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
+    text.replace(FORMAT_TOKENS, (token) => pad(w[TOKEN_FIELDS[token as Token]], token.length));
   if (!withTime) return fill(format.dateText);
   if (format.dateTime !== undefined) return fill(format.text);
   return `${fill(format.dateText)} ${fill(w.s === 0 ? 'HH:mm' : 'HH:mm:ss')}`;

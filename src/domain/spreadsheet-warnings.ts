@@ -16,24 +16,16 @@ export interface FieldWarning {
   /** The field's path, as a Problem's (`PhoneNumber`, `Candidates[2].FirstName`, `Labels[1]`). */
   field: string;
   /** Which doubt it is (WARNING_CODES, codes.ts): what a --strict failure keeps as its code. */
-  code: WarningCode;
+  code: (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
   message: string;
   /** As a Problem's: the row the value is on, where the item spans several (a sitting's candidates). */
   line?: number;
 }
 
-/** The code of a warning (codes.ts, WARNING_CODES). */
-type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
-
 interface Findings {
   warnings: FieldWarning[];
   /** Values that are a spreadsheet's error value: the record fails with them (reader problems). */
   problems: Problem[];
-}
-
-interface CheckedValues extends Findings {
-  /** The record's fields, U+FEFF removed (the same object when nothing changed). */
-  fields: Record<string, unknown>;
 }
 
 /** A spreadsheet's error values as Excel, LibreOffice (also `Err:502`) and Google Sheets show them. */
@@ -217,8 +209,11 @@ function checkObject(fields: Record<string, unknown>, prefix: string, found: Fin
   return out ?? fields;
 }
 
-/** The warnings for one record's fields (nested ones included), its spreadsheet errors, and U+FEFF removed. */
-export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
+/**
+ * The warnings for one record's fields (nested ones included), its spreadsheet errors, and its fields with U+FEFF
+ * removed (the same object when nothing changed).
+ */
+export function checkSpreadsheetValues(fields: Record<string, unknown>) {
   const found: Findings = { warnings: [], problems: [] };
   return { fields: checkObject(fields, '', found), ...found };
 }

@@ -3,7 +3,14 @@
  * schemas"), read from the rule tables and their wire schemas but the examples. Loads zod: never on a run's path.
  */
 import type { z } from 'zod';
-import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
+import {
+  CANDIDATE_COLUMNS,
+  COLLECTION_COLUMNS,
+  SCHEDULE_COLUMNS,
+  TEMPLATE_DESCRIPTION_SHEET,
+  USER_COLUMNS,
+  type ColumnSpec,
+} from './columns.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
 import type { CollectionField } from './collection.js';
@@ -26,17 +33,8 @@ export function isTemplateKind(kind: string): kind is TemplateKind {
   return (TEMPLATE_KINDS as readonly string[]).includes(kind);
 }
 
-interface ColumnDescription {
-  name: string;
-  /** "yes", "no", or the condition ("when the user is created"). */
-  required: string;
-  type: string;
-  limit: string;
-  /** A value as typed in the cell (lists with `|`, booleans as yes/no). */
-  example: string;
-  /** The rule's description: what is checked, with the API's codes. */
-  notes: string;
-}
+/** One column described on the template's "Columns" sheet, under that sheet's header (columns.ts). */
+type ColumnDescription = Record<(typeof TEMPLATE_DESCRIPTION_SHEET.header)[number], string>;
 
 /** The column of an invigilators id list (src/input/id-list.ts accepts this name first). */
 const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
@@ -196,26 +194,22 @@ function exampleOf(kind: TemplateKind, name: string): string {
 /** Every column of a kind's file, described for the template's second sheet. */
 export function templateColumns(kind: TemplateKind): ColumnDescription[] {
   return templateColumnSpecs(kind).map((column) => {
-    const example = exampleOf(kind, column.name);
+    const Example = exampleOf(kind, column.name);
     const rule = column.rule;
     if (rule === undefined) {
-      return {
-        name: column.name,
-        required: 'yes',
-        type: 'text',
-        limit: '',
-        example,
-        notes: 'The user external id of one invigilator to remove from the schedule.',
-      };
+      const Rules = 'The user external id of one invigilator to remove from the schedule.';
+      return { Column: column.name, Required: 'yes', Type: 'text', Limit: '', Example, Rules };
     }
     const schema = inputJsonSchema(wireSchema(rule));
     return {
-      name: column.name,
-      required: CONDITIONS[column.name] ?? (rule.required === true ? 'yes' : 'no'),
-      type: describeType(schema, column.kind === 'list'),
-      limit: describeLimit(schema),
-      example,
-      notes: typeof schema['description'] === 'string' ? schema['description'] : '',
+      Column: column.name,
+      // "yes", "no", or the condition ("when the user is created").
+      Required: CONDITIONS[column.name] ?? (rule.required === true ? 'yes' : 'no'),
+      Type: describeType(schema, column.kind === 'list'),
+      Limit: describeLimit(schema),
+      Example,
+      // The rule's description: what is checked, with the API's codes.
+      Rules: typeof schema['description'] === 'string' ? schema['description'] : '',
     };
   });
 }

@@ -27,11 +27,10 @@ const GROUPS: readonly Group[] = SHOWN_ORDER.flatMap((action) =>
 );
 
 /** Each table's heading: what the action's words mean (unchanged rows: none, a row left out says so in its note). */
-const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
-  disable: ['not in the file', 'not in the file'],
-  enable: ['a login examctl disabled', 'a login examctl disabled'],
-  send: ['', 'what it did: not known'],
-  invalid: ['not sent', 'not sent'],
+const MEANING: Partial<Record<Group, string>> = {
+  disable: 'not in the file',
+  enable: 'a login examctl disabled',
+  invalid: 'not sent',
 };
 
 /** Tables that change nothing start folded: a night of 40,000 unchanged users does not bury the 11 that change. */
@@ -233,7 +232,7 @@ export class HtmlReportWriter implements ReportSink {
   private title(group: Group): string {
     const at = this.header.dryRun ? 0 : 1;
     const words = group === 'partial' ? 'partial' : ACTION_WORDS[group][at];
-    const meaning = MEANING[group]?.[at] ?? '';
+    const meaning = MEANING[group] ?? '';
     return `${words.charAt(0).toUpperCase()}${words.slice(1)}${meaning === '' ? '' : ` (${meaning})`}`;
   }
 

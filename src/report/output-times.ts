@@ -7,6 +7,7 @@ import {
   dateText,
   dateTimeText,
   formattedWall,
+  FORMAT_TOKENS,
   offsetText,
   pad,
   readTimeSettings,
@@ -136,12 +137,9 @@ export function excelDateFormats(format: DateFormat | undefined): WorkbookDateFo
   if (format === undefined) return { date: 'yyyy-mm-dd', dateTime: 'yyyy-mm-dd hh:mm:ss' };
   const excel = (text: string): string =>
     text
-      .split(/(YYYY|MM|DD|HH|mm|ss)/)
-      .map((part, i) =>
-        i % 2 === 1
-          ? ({ YYYY: 'yyyy', MM: 'mm', DD: 'dd', HH: 'hh', mm: 'mm', ss: 'ss' } as Record<string, string>)[part]
-          : part.replace(/[^-/:., ]/g, (c) => `\\${c}`),
-      )
+      .split(FORMAT_TOKENS)
+      // Excel's tokens are ours in lower case (`mm`, minutes or month, by its place as ours is).
+      .map((part, i) => (i % 2 === 1 ? part.toLowerCase() : part.replace(/[^-/:., ]/g, (c) => `\\${c}`)))
       .join('');
   return {
     date: excel(format.dateText),

@@ -166,7 +166,6 @@ export class JsonReportWriter implements ReportSink {
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
-  private movers = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -185,7 +184,6 @@ export class JsonReportWriter implements ReportSink {
   // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
   item(entry: ReportEntry): void | Promise<void> {
     this.plan?.add(entry.item);
-    if (itemAction(entry.item) === 'prune') this.movers += 1;
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);
@@ -195,9 +193,12 @@ export class JsonReportWriter implements ReportSink {
   async finish(summary: ReportSummary): Promise<void> {
     if (!this.opened) await this.open();
     // A dry run that planned against a store says so in the words of the screen's plan line.
-    const plan = this.plan?.planned ? `,"plan":${JSON.stringify(this.plan.counts)}` : '';
+    const actions = summary.actions ?? {};
+    const plan = this.plan?.planned ? `,"plan":${JSON.stringify(planCounts(actions))}` : '';
+    // The movers (prune) are the summary's own key too.
+    const movers = actions.prune ?? 0;
     await this.out.write(
-      `${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(this.movers > 0 ? { ...summary, movers: this.movers } : summary)}${plan}}\n`,
+      `${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(movers > 0 ? { ...summary, movers } : summary)}${plan}}\n`,
     );
   }
 
@@ -544,7 +545,7 @@ export class HumanSummaryWriter implements ReportSink {
       ...(sync.length > 0 ? [sync.join(', ')] : []),
       ...memory,
       ...retriedLine(summary),
-      ...this.plan.lines().map(terminalLine),
+      ...this.plan.lines(summary.actions ?? {}).map(terminalLine),
       ...this.shown,
     ];
     // Say where the rest can be read, so a long run's errors are never a dead end.
@@ -603,11 +604,12 @@ export class RunReportBuilder {
     // A partial item was applied in part: its action counts, as the actions line and its report row say.
     const applied = entry.item.status === 'ok' || entry.item.status === 'partial';
     if (applied && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
+    // Marked in place (the dispatcher's own entry): a copy was a tenth of a 500k-row dry run's CPU. Before its
+    // action is counted: a dry run's failed item without a plan is invalid, as every writer reads it.
+    if (this.dryRun) entry.item.dryRun = true;
     const action = itemAction(entry.item);
     const actions = (this.summary.actions ??= {});
     actions[action] = (actions[action] ?? 0) + 1;
-    // Marked in place (the dispatcher's own entry): a copy was a tenth of a 500k-row dry run's CPU.
-    if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
       const pending = (sinks[i] as ReportSink).item(entry);
@@ -796,56 +798,52 @@ function planLine(action: PlanAction, item: ReportItem): string {
   }
 }
 
+/** A dry run's plan: up to SHOWN_RECORDS lines of each action, beside the run's counts (the summary's `actions`). */
 export class RunPlan {
-  /** Items by action (plan-actions.ts): the counts every other place says. */
-  readonly actions: ActionCounts = {};
   constructor(
     /** Once an item carried an action; from the start when the run decides from the sync memory. */
     public planned = false,
   ) {}
-  /** Up to SHOWN_RECORDS lines of each action, and how many of that action in all. */
-  private readonly sections = new Map<PlanAction, { lines: string[]; count: number }>();
+  private readonly sections = new Map<PlanAction, string[]>();
 
   add(item: ReportItem): void {
-    // Counted for every item; a line only while its list has room (millions of rows wrote one each).
+    // A line only while its list has room (millions of rows wrote one each); the counts are the summary's.
     const action = itemAction(item);
     if (action === 'skipped') return;
-    this.actions[action] = (this.actions[action] ?? 0) + 1;
     if (item.action !== undefined || action === 'prune') this.planned = true;
-    let section = this.sections.get(action);
-    if (section === undefined) this.sections.set(action, (section = { lines: [], count: 0 }));
-    section.count += 1;
-    if (section.lines.length < SHOWN_RECORDS) section.lines.push(planLine(action, item));
-  }
-
-  /** The JSON report's `plan`: the same counts in its keys (a zero left out but the first four). */
-  get counts(): PlanCounts {
-    const a = this.actions;
-    const counts: PlanCounts = {
-      toCreate: a.create ?? 0,
-      toUpdate: a.update ?? 0,
-      unchanged: a.unchanged ?? 0,
-      invalid: (a.invalid ?? 0) + (a.fails ?? 0),
-    };
-    for (const [key, action] of MORE_PLAN_KEYS) if ((a[action] ?? 0) > 0) counts[key] = a[action];
-    return counts;
+    let shown = this.sections.get(action);
+    if (shown === undefined) this.sections.set(action, (shown = []));
+    if (shown.length < SHOWN_RECORDS) shown.push(planLine(action, item));
   }
 
   /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
-  lines(): string[] {
+  lines(actions: ActionCounts): string[] {
     if (!this.planned) return [];
     // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
-    const lines = [`plan: ${actionWords(this.actions, true)}`];
+    const { skipped: _notPlanned, ...planned } = actions;
+    const lines = [`plan: ${actionWords(planned, true)}`];
     // Up to SHOWN_RECORDS records per action (docs/cli.md, "The local store").
     for (const action of SHOWN_ORDER) {
-      const section = this.sections.get(action);
-      if (section === undefined) continue;
-      lines.push(...section.lines.map((line) => `  ${line}`));
-      const more = section.count - section.lines.length;
+      const shown = this.sections.get(action);
+      if (shown === undefined) continue;
+      lines.push(...shown.map((line) => `  ${line}`));
+      const more = (actions[action] ?? 0) - shown.length;
       if (more > 0) lines.push(`  ... and ${formatCount(more)} more ${ACTION_WORDS[action][0]}`);
     }
     return lines;
   }
+}
+
+/** The JSON report's `plan`: the run's counts by action in its keys (a zero left out but the first four). */
+function planCounts(a: ActionCounts): PlanCounts {
+  const counts: PlanCounts = {
+    toCreate: a.create ?? 0,
+    toUpdate: a.update ?? 0,
+    unchanged: a.unchanged ?? 0,
+    invalid: (a.invalid ?? 0) + (a.fails ?? 0),
+  };
+  for (const [key, action] of MORE_PLAN_KEYS) if ((a[action] ?? 0) > 0) counts[key] = a[action];
+  return counts;
 }
 
 /** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */

@@ -23,11 +23,6 @@ import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbo
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
 export const RESULT_COLUMNS: readonly string[] = Object.keys(RESULT_FIELDS);
 
-export interface PinColumn {
-  /** `--show-pin`: a last column `Pin` with the session's Pin as sent (empty when it has none). */
-  pinColumn?: boolean;
-}
-
 /** The column naming the zone of a text file's wall times (docs/cli.md, "review-session show"), after the results'. */
 export const TIME_ZONE_COLUMN = 'TimeZone';
 
@@ -65,14 +60,7 @@ export interface ResultsTable {
 }
 
 /** How the rows are laid out: the header, and what each row adds to its result's own fields. */
-interface ResultsLayout {
-  header: string[];
-  /** The result columns (the spec's, the extra ones, then Pin and TimeZone when added). */
-  columns: string[];
-  sessionPin: boolean;
-  zone: string | undefined;
-  sessionColumn: boolean;
-}
+type ResultsLayout = ReturnType<ResultColumns['layout']>;
 
 const resultsOf = (outcome: SessionOutcome) => ('session' in outcome ? (outcome.session.Results ?? []) : []);
 
@@ -98,8 +86,11 @@ export class ResultColumns {
     }
   }
 
-  /** With `sessionColumn`, each row starts with its session's ExternalId and ends with an Error cell. */
-  layout(options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsLayout {
+  /**
+   * `pinColumn` (--show-pin): a last column `Pin`, the session's Pin as sent (empty when it has none); with
+   * `sessionColumn`, each row starts with its session's ExternalId and ends with an Error cell.
+   */
+  layout(options: { pinColumn?: boolean; sessionColumn?: boolean; timeZoneColumn?: string } = {}) {
     const columns = [...this.columns];
     // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
     const sessionPin = options.pinColumn === true && !this.rowsHavePin;
@@ -111,6 +102,7 @@ export class ResultColumns {
     const sessionColumn = options.sessionColumn === true;
     return {
       header: sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns,
+      // The result columns: the spec's, the extra ones, then Pin and TimeZone when added.
       columns,
       sessionPin,
       zone,

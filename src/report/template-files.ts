@@ -61,18 +61,10 @@ export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): P
   const columns = templateColumns(kind);
   const sheet = kind.replace(/^./, (first) => first.toUpperCase()).replace(/s?$/, 's');
   await writeTablesXlsx(stream, [
-    { name: sheet, header: columns.map((column) => column.name), rows: [] },
+    { name: sheet, header: columns.map((column) => column.Column), rows: [] },
     {
-      name: TEMPLATE_DESCRIPTION_SHEET.name,
-      header: TEMPLATE_DESCRIPTION_SHEET.header,
-      rows: columns.map((column) => [
-        column.name,
-        column.required,
-        column.type,
-        column.limit,
-        column.example,
-        column.notes,
-      ]),
+      ...TEMPLATE_DESCRIPTION_SHEET,
+      rows: columns.map((column) => TEMPLATE_DESCRIPTION_SHEET.header.map((h) => column[h])),
     },
   ]);
 }

@@ -163,11 +163,6 @@ interface SheetHeader {
   headerNotes?: readonly CellNote[];
 }
 
-/** One sheet of a workbook written at once: its header and its rows. */
-interface SheetTable extends SheetHeader {
-  rows: readonly (readonly SheetCell[])[];
-}
-
 /** What had to be cut to stay within Excel's limits (the caller warns): cells, columns, rows. */
 export interface TablesWritten {
   cutCells: { count: number; first?: CellPlace };
@@ -237,8 +232,11 @@ export class TablesWorkbook {
   }
 }
 
-/** Tables held whole as a workbook (TablesWorkbook). */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<TablesWritten> {
+/** Tables held whole as a workbook (TablesWorkbook): each sheet's header and rows. */
+export async function writeTablesXlsx(
+  stream: Writable,
+  sheets: readonly (SheetHeader & { rows: readonly (readonly SheetCell[])[] })[],
+): Promise<TablesWritten> {
   const workbook = new TablesWorkbook(stream);
   for (const table of sheets) {
     const sheet = await workbook.sheet(table, table.rows.length);
@@ -401,7 +399,8 @@ class ReportCellTypes {
           keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : [],
         );
       }
-      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
+      // The error_messages cell's words for it, after its code.
+      const text = `${error.code === null ? '' : `${error.code} `}${errorMessages([error])}`;
       for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
     }
     return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));

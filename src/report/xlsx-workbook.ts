@@ -120,12 +120,8 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 const TEXT_FORMAT = 49;
 const DATE_FORMAT_ID = 164;
 const DATE_TIME_FORMAT_ID = 165;
-const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = {
-  0: TEXT_FORMAT,
-  1: 0,
-  2: DATE_FORMAT_ID,
-  3: DATE_TIME_FORMAT_ID,
-};
+/** By CellFormat: text, General, date, date-time. */
+const NUMBER_FORMAT_IDS = [TEXT_FORMAT, 0, DATE_FORMAT_ID, DATE_TIME_FORMAT_ID] as const;
 
 /** The date formats of a workbook, as Excel number formats (output-times.ts, excelDateFormats). */
 export interface WorkbookDateFormats {
@@ -133,15 +129,15 @@ export interface WorkbookDateFormats {
   dateTime: string;
 }
 
-// Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
+// Each RowLook's [font, fill]. Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
 // Fills: 0 and 1 are the two every styles part must start with; 2 red (failed), 3 amber, 4 strong red (a marked cell).
-const LOOK_FONT_FILL: Readonly<Record<RowLook, readonly [number, number]>> = {
-  0: [0, 0],
-  1: [1, 0],
-  2: [0, 2],
-  3: [0, 3],
-  4: [2, 4],
-};
+const LOOK_FONT_FILL = [
+  [0, 0],
+  [1, 0],
+  [0, 2],
+  [0, 3],
+  [2, 4],
+] as const;
 
 function stylesXml(formats: WorkbookDateFormats): string {
   const xfs: string[] = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'];
@@ -180,12 +176,8 @@ const escapeText = (text: string): string => text.replace(XML_TEXT, (c) => ENTIT
 const escapeAttribute = (text: string): string => text.replace(XML_ATTRIBUTE, (c) => ENTITIES[c] as string);
 const LOOKS = Object.values(RowLook);
 /** What follows a text cell's reference: its style, and for a value the inline string's start. */
-const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(
-  LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}" t="inlineStr"><is>`]),
-) as Record<RowLook, string>;
-const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(
-  LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}"/>`]),
-) as Record<RowLook, string>;
+const CELL_OPEN = LOOKS.map((look) => `" s="${styleOf(CellFormat.text, look)}" t="inlineStr"><is>`);
+const EMPTY_CELL = LOOKS.map((look) => `" s="${styleOf(CellFormat.text, look)}"/>`);
 /** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
 const NEEDS_PRESERVE = /^\s|\s$|\n/;
 
@@ -319,7 +311,7 @@ export class SheetWriter {
   private text(value: string, look: RowLook, column: number): void {
     const out = this.bytes;
     if (value === '') {
-      out.ascii(EMPTY_CELL[look]);
+      out.ascii(EMPTY_CELL[look] as string);
       return;
     }
     if (value.length > MAX_CELL_CHARS) {
@@ -328,7 +320,7 @@ export class SheetWriter {
       this.firstCut ??= `${columnLetters(column + 1)}${this.rows}`;
     }
     const text = encodeXstring(value);
-    out.ascii(CELL_OPEN[look]);
+    out.ascii(CELL_OPEN[look] as string);
     out.ascii(NEEDS_PRESERVE.test(text) ? '<t xml:space="preserve">' : '<t>');
     out.xmlText(text);
     out.ascii('</t></is></c>');

@@ -50,6 +50,9 @@ describe('--date-format', () => {
       message: expect.stringContaining('needs HH and mm'),
     });
     expect(parseDateFormat('YYYY-DD-MM')).toEqual({ ok: false, message: expect.stringContaining('swapped') });
+    // A time before (or inside) the date would leave a date of birth's part empty (or without its year).
+    for (const text of ['HH:mm DD.MM.YYYY', 'DD.MM HH:mm YYYY'])
+      expect(parseDateFormat(text), text).toEqual({ ok: false, message: expect.stringContaining('time must follow') });
   });
 
   it('reads dates of birth as YYYY-MM-DD; ISO stays readable; an impossible date is refused with its value', () => {

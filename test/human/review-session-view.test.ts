@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
-import { csvRows, RESULT_COLUMNS, type PinColumn, type TextCellOptions } from '../../src/report/review-session-csv.js';
+import { csvRows, RESULT_COLUMNS, type TextCellOptions } from '../../src/report/review-session-csv.js';
 import { resultsTable } from '../support/results-table.js';
 import { csvLine } from '../../src/formats/csv-cell.js';
 import { parseDateFormat } from '../../src/domain/local-time.js';
@@ -13,7 +13,7 @@ import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 /** One session's results as CSV, as `review-session show ID -o csv` writes them: the header line, then the rows. */
 function reviewSessionResultsCsv(
   session: ReviewSession,
-  options: PinColumn = {},
+  options: { pinColumn?: boolean } = {},
   delimiter = ',',
   cells: TextCellOptions = {},
 ): string {

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { cspHash, PAGE_SCRIPT, PAGE_STYLE } from '../../src/report/html-page-assets.js';
 import { beforeAndAfter, escapeHtml, groupOf, islandJson, recordOf } from '../../src/report/html-report-writer.js';
 import { reportFormatOf } from '../../src/report/report-file.js';
+import type { ReportItem } from '../../src/report/run-report.js';
 import { DRY_RUN, htmlPage, PLAN_ITEMS } from '../support/html-page.js';
 import { examctlStep } from '../support/in-process.js';
 import { ROOT } from '../support/cli.js';
@@ -61,6 +62,20 @@ describe('--report FILE.html', () => {
     expect(page.indexOf('<ul class="counts"')).toBeLessThan(page.indexOf('<section class="group"'));
     const tables = [...page.matchAll(/<section class="group" id="(\w+)"/g)].map((match) => match[1]);
     expect(tables).toEqual(['disable', 'prune', 'create', 'update', 'invalid', 'unchanged']);
+  });
+
+  it("says a remote run's sent records are not known to have done anything once, as its words say it", async () => {
+    const header = { command: 'user sync', target: { kind: 'remote', baseUrl: 'https://exams.example.test' } } as const;
+    const sent: ReportItem = {
+      source: { file: 'users.csv', line: 2 },
+      id: 'stu-1',
+      status: 'ok',
+      errors: [],
+      action: 'sent',
+    };
+    const page = await htmlPage([sent], { ...header, dryRun: false });
+    expect(page.match(/what it did: not known/g)).toHaveLength(2);
+    expect(page).toContain('<span class="label">Sent (what it did: not known)</span>');
   });
 
   it("gives each row its before and after: a field's values, a mover's links, a leaver's one step", () => {

@@ -1,7 +1,6 @@
 import {
   outcomeTable,
   ResultColumns,
-  type PinColumn,
   type ResultsTable,
   type SessionOutcome,
 } from '../../src/report/review-session-csv.js';
@@ -9,7 +8,7 @@ import {
 /** The results of `outcomes` as one table, laid out as `review-session show` lays out its sessions (ResultColumns, then outcomeTable each). */
 export function resultsTable(
   outcomes: readonly SessionOutcome[],
-  options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {},
+  options: Parameters<ResultColumns['layout']>[0] = {},
 ): ResultsTable {
   const columns = new ResultColumns();
   for (const outcome of outcomes) columns.add(outcome);

@@ -176,7 +176,7 @@ describe('the plan line of a mover', () => {
       changedFields: ['Hierarchies'],
       removed: ['H-A:coordinator'],
     });
-    expect(plan.lines()).toEqual([
+    expect(plan.lines({ prune: 2 })).toEqual([
       'plan: 2 to prune (movers)',
       '  ~ jm-0 (leaves H-A; joins H-D)',
       '  ~ jm-100 (H-A: no longer coordinator)',

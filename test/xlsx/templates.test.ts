@@ -111,11 +111,11 @@ describe.each(TEMPLATE_KINDS)('template %s', (kind) => {
 
   it('every column is described: required, type, an example that passes validation', () => {
     const described = templateColumns(kind);
-    expect(described.map((column) => column.name)).toEqual(templateColumnSpecs(kind).map((column) => column.name));
+    expect(described.map((column) => column.Column)).toEqual(templateColumnSpecs(kind).map((column) => column.name));
     for (const column of described) {
-      expect(column.example, column.name).not.toBe('');
-      expect(column.type, column.name).not.toBe('');
-      expect(['yes', 'no'].includes(column.required) || column.required.startsWith('when '), column.name).toBe(true);
+      expect(column.Example, column.Column).not.toBe('');
+      expect(column.Type, column.Column).not.toBe('');
+      expect(['yes', 'no'].includes(column.Required) || column.Required.startsWith('when '), column.Column).toBe(true);
     }
   });
 
@@ -138,16 +138,16 @@ describe.each(TEMPLATE_KINDS)('template %s', (kind) => {
 
 describe('template descriptions', () => {
   it('say what the rule tables say', () => {
-    const users = Object.fromEntries(templateColumns('users').map((column) => [column.name, column]));
-    expect(users['ExternalId']).toMatchObject({ required: 'yes', type: 'text', limit: 'at most 64 characters' });
-    expect(users['Role']?.required).toBe('when the user is created');
-    expect(users['SpecialNeeds']?.type).toBe('yes/no (also true/false, 1/0)');
-    expect(users['ReasonableAdjustmentPercentage']).toMatchObject({ type: 'whole number', limit: '0 to 999' });
-    expect(users['Labels']).toMatchObject({ type: 'list, entries separated by |', limit: 'at most 20 entries' });
-    const sittings = Object.fromEntries(templateColumns('sittings').map((column) => [column.name, column]));
-    expect(sittings['StartDateTime']?.type).toMatch(/^date-time with a zone, as text/);
-    expect(sittings['Workflow']?.type).toBe('one of DEFAULT, EXTERNAL_ATTEMPTS (any case)');
-    expect(sittings['AttemptExtId']?.required).toBe('when Workflow is EXTERNAL_ATTEMPTS');
+    const users = Object.fromEntries(templateColumns('users').map((column) => [column.Column, column]));
+    expect(users['ExternalId']).toMatchObject({ Required: 'yes', Type: 'text', Limit: 'at most 64 characters' });
+    expect(users['Role']?.Required).toBe('when the user is created');
+    expect(users['SpecialNeeds']?.Type).toBe('yes/no (also true/false, 1/0)');
+    expect(users['ReasonableAdjustmentPercentage']).toMatchObject({ Type: 'whole number', Limit: '0 to 999' });
+    expect(users['Labels']).toMatchObject({ Type: 'list, entries separated by |', Limit: 'at most 20 entries' });
+    const sittings = Object.fromEntries(templateColumns('sittings').map((column) => [column.Column, column]));
+    expect(sittings['StartDateTime']?.Type).toMatch(/^date-time with a zone, as text/);
+    expect(sittings['Workflow']?.Type).toBe('one of DEFAULT, EXTERNAL_ATTEMPTS (any case)');
+    expect(sittings['AttemptExtId']?.Required).toBe('when Workflow is EXTERNAL_ATTEMPTS');
     expect(templateExampleRecord('sittings')).toMatchObject({
       Workflow: 'DEFAULT',
       Upsert: true,
