@@ -1,5 +1,5 @@
 /**
- * Interactive prompts (@inquirer/prompts 7) for values a command was not given, only when `canPrompt` says
+ * Interactive prompts (@inquirer/prompts 7) for values a command was not given, only when `promptsAllowed` says
  * so (docs/human.md, "When examctl asks"): on stderr, each answer checked at once.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
