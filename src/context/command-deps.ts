@@ -4,7 +4,7 @@ import type { TextSink } from '../system/text-sink.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import type { RecordKind } from '../domain/columns.js';
-import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
+import { isCiEnvironment } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
 
@@ -91,8 +91,9 @@ export function printJson(deps: CommandDeps, document: unknown, indent?: number)
   return deps.stdout.write(`${JSON.stringify(document, null, indent)}\n`);
 }
 
+/** The one rule for asking: a terminal, and neither --no-input nor CI=true. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
-  return canPrompt({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
+  return deps.isTTY === true && !noInput(options, deps);
 }
 
 export function promptIoOf(deps: CommandDeps) {

@@ -72,16 +72,6 @@ export type ProfileDefaults = z.infer<ConfigSchemas['profileDefaultsSchema']>;
 export type Profile = z.infer<ConfigSchemas['profileSchema']>;
 export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
 
-/** What a listing shows of a profile: never the token value. */
-export interface ProfileSummary {
-  name: string;
-  isDefault: boolean;
-  baseUrl?: string;
-  /** "set (file ~/.token)", "not usable: <why>" (`readToken` refused it), "stored" (config.json) or "not set". */
-  token: string;
-  defaults: ProfileDefaults;
-}
-
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -320,7 +310,11 @@ export const removeProfile = (name: string, env: Env = process.env) =>
     if (config.defaultProfile === name) delete config.defaultProfile;
   });
 
-export async function listProfiles(env: Env, readToken: (file: string) => Promise<unknown>): Promise<ProfileSummary[]> {
+/**
+ * What a listing shows of each profile, never the token value: its `token` is "set (file ~/.token)", "not usable:
+ * <why>" (`readToken` refused it), "stored" (config.json) or "not set".
+ */
+export async function listProfiles(env: Env, readToken: (file: string) => Promise<unknown>) {
   const config = await loadConfig(env);
   const fileToken = (file: string) =>
     Promise.resolve()
@@ -346,6 +340,8 @@ export async function listProfiles(env: Env, readToken: (file: string) => Promis
       })),
   );
 }
+
+export type ProfileSummary = Awaited<ReturnType<typeof listProfiles>>[number];
 
 /** The profile of that name (`toString` is none), else exit 2 naming the known ones; `via`: what named it. */
 export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?: string): Profile {

@@ -218,10 +218,7 @@ export async function permissionsCheck(
           tokenFile,
           tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file",
         ),
-    await configTokenExposed(
-      configPath(deps.env),
-      Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined),
-    ),
+    await configTokenExposed(deps.env, config),
     await runsDirWarning(runsDir),
   ].filter((entry): entry is string => entry !== undefined);
   if (found.length > 0) return { name: 'permissions', status: 'warn', detail: found.join('; ') };

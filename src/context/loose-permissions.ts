@@ -2,6 +2,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { constants, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Env } from '../system/env-values.js';
+import { configPath, type ExamctlConfig } from './config-file.js';
 
 /*
  * Loose permissions on examctl's own files (each function below says which), said once on stderr where they matter and
@@ -15,8 +16,9 @@ async function modeOf(path: string): Promise<number | undefined> {
 }
 
 /** The config file holds a token (a profile's `token`) and group or others can read it. */
-export async function configTokenExposed(file: string, holdsToken: boolean): Promise<string | undefined> {
-  if (!holdsToken) return undefined;
+export async function configTokenExposed(env: Env, config: ExamctlConfig | undefined): Promise<string | undefined> {
+  if (!Object.values(config?.profiles ?? {}).some((profile) => profile.token !== undefined)) return undefined;
+  const file = configPath(env);
   const mode = await modeOf(file);
   if (mode === undefined || (mode & 0o077) === 0) return undefined;
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;

@@ -151,12 +151,12 @@ async function writeFailure(out: string, error: unknown, path: string, earlier?:
 export async function withOutFile(
   out: string | undefined,
   deps: CommandDeps,
-  produce: (deps: CommandDeps) => Promise<number>,
+  produce: (deps: CommandDeps) => Promise<number | void> | void,
   /** `secret` (PINs, password hashes, links): 0600, the kept-beside copy too; `public`: the umask decides. */
   holds: 'secret' | 'public' = 'secret',
   own?: RestorePoint,
 ): Promise<number> {
-  if (out === undefined) return produce(deps);
+  if (out === undefined) return (await produce(deps)) ?? 0;
   if (deps.invocation?.dryRun === true) throw new UsageError(DRY_RUN_OUT);
   await assertNotRead('--out', out, deps.invocation ?? {}, deps, own);
   const path = resolve(deps.cwd, out);
@@ -194,7 +194,7 @@ export async function withOutFile(
   delete fileDeps.stdoutColumns;
   let code: number;
   try {
-    code = await produce(fileDeps);
+    code = (await produce(fileDeps)) ?? 0;
     // A workbook's last chunks may still wait in `bytes`: all reach the file before the rename (else a cut-short zip).
     await finished(bytes.end());
   } catch (error) {

@@ -3,7 +3,6 @@ import { UsageError } from '../system/errors.js';
 import type { CodeOfExit } from '../system/error-codes.js';
 import {
   configDir,
-  configPath,
   configPlace,
   expandPath,
   runConfig,
@@ -74,10 +73,7 @@ export async function remoteTargetOf(
   const { env } = input;
   const warnings: string[] = [];
   const config = await runConfig(input);
-  const exposed = await configTokenExposed(
-    configPath(env),
-    Object.values(config.profiles).some((entry) => entry.token !== undefined),
-  );
+  const exposed = await configTokenExposed(env, config);
   if (exposed !== undefined) warnings.push(exposed);
   const profile = settings.record;
   const profileName = profile?.name;

@@ -1,6 +1,6 @@
 /**
  * Whether a prompt is waiting, for the entry point: a prompt whose input ended (Ctrl-D) leaves nothing to
- * wait on, and the process would end with exit 0. Import-free; also the one rule for asking.
+ * wait on, and the process would end with exit 0. Import-free.
  */
 let open = 0;
 
@@ -14,15 +14,6 @@ export function promptClosed(): void {
 
 export function promptIsOpen(): boolean {
   return open > 0;
-}
-
-/** The one rule for asking: a terminal, and neither --no-input nor CI=true. */
-export function canPrompt(options: {
-  isTTY: boolean | undefined;
-  noInput: boolean;
-  env: Readonly<Record<string, string | undefined>>;
-}): boolean {
-  return options.isTTY === true && !options.noInput && !isCiEnvironment(options.env);
 }
 
 /** CI=true (and the other usual truthy spellings). CI=false or CI=0 is not CI. */

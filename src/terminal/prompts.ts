@@ -1,5 +1,5 @@
 /**
- * Interactive prompts (@inquirer/prompts 7) for values a command was not given, only when `canPrompt` says
+ * Interactive prompts (@inquirer/prompts 7) for values a command was not given, only when `promptsAllowed` says
  * so (docs/human.md, "When examctl asks"): on stderr, each answer checked at once.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
@@ -247,14 +247,10 @@ async function promptHierarchies(
   const question = () =>
     memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?';
   while (await askYesNo(io, question(), false)) {
-    const index = memberships.length;
-    const path = `Hierarchies[${index}]`;
+    const atMembership = atField(`Hierarchies[${memberships.length}]`);
     const check = (raw: string): true | string => {
       const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
-      return verdict(
-        validateUser(draft),
-        (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
-      );
+      return verdict(validateUser(draft), (entry) => atMembership(entry) || entry.field === 'Hierarchies');
     };
     const externalId =
       known === undefined

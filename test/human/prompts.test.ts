@@ -1,5 +1,5 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
-import { canPrompt } from '../../src/terminal/prompt-state.js';
+import { promptsAllowed, type CommandDeps } from '../../src/context/command-deps.js';
 import {
   confirmSend,
   missingValue,
@@ -18,7 +18,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-describe('canPrompt', () => {
+describe('promptsAllowed', () => {
   const cases: Array<[boolean | undefined, boolean, Record<string, string>, boolean]> = [
     [true, false, {}, true],
     [false, false, {}, false],
@@ -30,7 +30,8 @@ describe('canPrompt', () => {
     [false, true, { CI: 'true' }, false],
   ];
   it.each(cases)('isTTY=%s noInput=%s env=%j -> %s', (isTTY, noInput, env, expected) => {
-    expect(canPrompt({ isTTY, noInput, env })).toBe(expected);
+    const deps = { isTTY, env } as unknown as CommandDeps;
+    expect(promptsAllowed(noInput ? { input: false } : {}, deps)).toBe(expected);
   });
 });
 

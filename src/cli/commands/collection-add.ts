@@ -18,7 +18,7 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, COLLECTION_FIELD_OPTIONS, type CollectionAddOptions } from './collection-add.options.js';
 import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
-import { readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
+import { readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { idOf } from '../../domain/record-id.js';
 import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
@@ -102,10 +102,20 @@ export async function collectionAddInput(
   const [fieldFlags] = takeTableFlags(given, COLLECTION_FIELD_OPTIONS);
   const [read] = takeTableFlags(given, WHOLE_FILE_OPTIONS);
   const { file, profile, baseUrl } = given;
+  // One reader for every pass, as user sync's.
+  let records: AsyncIterable<InputRecord> | undefined;
   return {
     records:
       file !== undefined
-        ? fileRecords(file, { ...read, profile, baseUrl }, deps)
+        ? () =>
+            (records ??= readInput(file, deps, {
+              ...read,
+              profile,
+              baseUrl,
+              columns: COLLECTION_COLUMNS,
+              ignoreUnknownColumns: read.ignoreUnknownColumns ?? false,
+              command: 'collection add',
+            }))
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
@@ -133,21 +143,6 @@ function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
 
 /** The flags that give one collection's fields (COLLECTION_FIELD_OPTIONS). */
 type CollectionFieldFlags = OptionsOf<typeof COLLECTION_FIELD_OPTIONS>;
-
-function fileRecords(
-  file: string,
-  input: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
-  deps: CommandDeps,
-): () => AsyncIterable<InputRecord> {
-  let read: AsyncIterable<InputRecord> | undefined;
-  return () =>
-    (read ??= readInput(file, deps, {
-      ...input,
-      columns: COLLECTION_COLUMNS,
-      ignoreUnknownColumns: input.ignoreUnknownColumns ?? false,
-      command: 'collection add',
-    }));
-}
 
 async function flagRecord(
   flags: CollectionFieldFlags,

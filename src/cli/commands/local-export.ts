@@ -23,7 +23,6 @@ export async function run({ out, ...options }: LocalExportOptions, deps: Command
       deps,
       async (to) => {
         for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
-        return 0;
       },
       'secret',
       'world',

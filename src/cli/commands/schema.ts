@@ -6,13 +6,5 @@ import { withOutFile } from '../../context/out-file.js';
 
 /** `examctl schema <kind>`: the JSON Schema (2020-12) of that kind's JSON input file, on stdout. */
 export function run({ kind, out }: SchemaOptions, deps: CommandDeps): Promise<number> {
-  return withOutFile(
-    out,
-    deps,
-    async (to) => {
-      await printJson(to, jsonSchemaOf(templateKindOf(kind)), 2);
-      return 0;
-    },
-    'public',
-  );
+  return withOutFile(out, deps, (to) => printJson(to, jsonSchemaOf(templateKindOf(kind)), 2), 'public');
 }

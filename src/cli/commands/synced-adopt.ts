@@ -1,6 +1,6 @@
 import { counted, formatCount } from '../../formats/number-format.js';
 import { printLine, say } from '../../formats/terminal-text.js';
-import { describeTarget, problemWords } from '../../report/report-writers.js';
+import { describeTarget, FEEDING_COMMAND, problemWords } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { givenPin } from '../../context/pin-source.js';
@@ -8,8 +8,7 @@ import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import { isGiven } from '../../domain/field-rules.js';
 import { hierarchyEntryCell } from '../../domain/coercion.js';
-import type { InputRecord } from '../../input/record.js';
-import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
+import { unitPerRecord, type RecordJob } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { inputPathOf } from '../../pipeline/command-input.js';
 import { fileDigest } from '../../sync/replayed-file.js';
@@ -46,17 +45,15 @@ export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, targe
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
   for (const [index, file] of (files ?? []).entries()) {
-    const read = userSyncInput({ file, ...input, ...globals }, deps);
-    const source = new RecordSource(() => read.records(), false, 'user sync');
+    const { records } = userSyncInput({ file, ...input, ...globals }, deps);
     const adoption = await userAdoption(userUnit, population, tentative === true);
-    const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) =>
-      unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
+    const { units } = unitPerRecord(adoption.unitOf, USER_ID_RULE);
     // The last file's rows are what the store must hold now; an earlier night's a later one may have changed since.
     const compare = tentative !== true && index === (files ?? []).length - 1;
     const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory, compare);
     code = Math.max(
       code,
-      await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target),
+      await adopt('users', { file, population, records, units, entryOf }, { ...options, syncDir }, deps, target),
     );
   }
   return code;
@@ -79,15 +76,9 @@ export async function runAdoptSchedules(
   if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (!isGiven(input.defaults.schedule.PIN)) await refuseWithheldPins(input.records(), false);
-  const source = new RecordSource(() => input.records(), false, 'schedule push');
   return adopt(
     'schedules',
-    {
-      file: rest.file,
-      source,
-      unitsOf: (batches) => input.units(batches),
-      entryOf: sittingsOnStore,
-    },
+    { ...input, file: rest.file, entryOf: sittingsOnStore },
     { ...options, syncDir },
     deps,
     target,
@@ -103,27 +94,19 @@ export async function runAdoptCollections(
   const [flags, { file, syncDir, ...globals }] = takeTableFlags(all, WHOLE_FILE_OPTIONS);
   const options = onlyGlobals(globals);
   const input = await collectionAddInput({ file, ...flags, ...globals }, options, deps);
-  const source = new RecordSource(() => input.records(), false, 'collection add');
   return adopt(
     'collections',
-    {
-      file,
-      source,
-      unitsOf: (batches) => input.units(batches),
-      entryOf: () => collectionEntryOf,
-    },
+    { ...input, file, entryOf: () => collectionEntryOf },
     { ...options, syncDir },
     deps,
     target,
   );
 }
 
-/** What the command says of the file beside what it adopts: its name and how its units are made. */
-interface AdoptedFile<P> {
+/** What the command says of the file beside what it adopts: its name, its records and how its units are made. */
+interface AdoptedFile<P> extends Pick<RecordJob<P>, 'records' | 'units'> {
   file: string;
   population?: string | undefined;
-  source: RecordSource;
-  unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
   entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
 }
 
@@ -138,7 +121,9 @@ async function adopt<P>(
   // The file becomes the memory: another user's, or one others could write or replace, is exit 2.
   if (input.file !== '-' && input.file !== deps.pipedFile)
     await refuseOthersMemoryFile('synced adopt --file', inputPathOf(input.file, deps), deps.env);
-  await input.source.checkStructure();
+  // Read as the command that sends such a file reads it: its structure refused in that command's words.
+  const source = new RecordSource(() => input.records(), false, FEEDING_COMMAND[kind]);
+  await source.checkStructure();
   const resolved = await target();
   const dryRun = options.dryRun ?? false;
   const note = (message: string) => void say(deps, message);
@@ -147,7 +132,7 @@ async function adopt<P>(
     kind,
     {
       population: input.population,
-      units: input.unitsOf(input.source.batches()),
+      units: input.units(source.batches()),
       entryOf: input.entryOf(directory),
       digest: await fileDigest(inputPathOf(input.file, deps)),
     },

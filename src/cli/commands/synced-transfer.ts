@@ -57,16 +57,7 @@ export async function runExport(
   const report = (await target()).report;
   const { text, memories, newestRun } = await exportMemory(place, report, deps.env);
   const path = resolve(deps.cwd, out);
-  await withOutFile(
-    out,
-    deps,
-    async (file) => {
-      await file.stdout.write(text);
-      return 0;
-    },
-    'secret',
-    'memory',
-  );
+  await withOutFile(out, deps, (file) => file.stdout.write(text), 'secret', 'memory');
   if (options.json)
     await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
   else

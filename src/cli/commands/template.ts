@@ -23,7 +23,6 @@ export async function run(options: TemplateOptions, deps: CommandDeps): Promise<
           writeTemplateXlsx(kind, stream),
         );
       }
-      return 0;
     },
     'public',
   );
