@@ -81,7 +81,7 @@ interface ItemFold {
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
   /** An `unchanged` line takes a position over from its earlier lines (in flight when an attempt died). */
-  forget?(n: number): void;
+  forget(n: number): void;
 }
 
 // A newer examctl's run is not damaged: moving it aside would hide it from the examctl that can resume it.
@@ -156,9 +156,8 @@ export async function readJournal(
           end = line;
           break;
         case 'unchanged':
-          if (fold.forget !== undefined)
-            for (let k = 0; k < line.r.length; k += 3)
-              for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
+          for (let k = 0; k < line.r.length; k += 3)
+            for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
           if (!unchanged.addLine(line))
             throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
           break;
@@ -489,9 +488,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
         state: record === undefined ? 'finished' : await runState(runsDir, record),
         summary: finished?.summary ?? summarize(record!),
         input: input?.path ?? null,
-        ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed'
-          ? { totalKnown: false as const }
-          : {}),
+        ...(record !== undefined && unjournaledCount(record) === null ? { totalKnown: false as const } : {}),
       });
     } catch (error) {
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
