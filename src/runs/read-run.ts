@@ -31,7 +31,7 @@ import { isRunId } from '../domain/record-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { journalPath, lockRun, runDir } from './run-journal.js';
+import { journalPath, lockRun } from './run-journal.js';
 import {
   BEFORE_IN_FLIGHT,
   BEFORE_SENT,
@@ -176,7 +176,7 @@ export async function readJournal(
     if (header === undefined) {
       // Killed before its header was on disk: the run never sent anything.
       throw new NoRunError(
-        `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`,
+        `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${join(runsDir, id)}`,
       );
     }
     return {
@@ -352,7 +352,7 @@ async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
 /** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
 export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
-  const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
+  const holder = await readLockInfo(join(runsDir, record.id, LOCK_FILE));
   // An unreadable lock, or one of another host: assume its holder lives.
   if (holder === 'unreadable' || (holder !== 'missing' && !isStale(holder))) return 'running';
   return record.end?.stopped ?? 'interrupted';
@@ -659,11 +659,11 @@ export async function pruneRuns(
     }
     if (!expired) continue;
     // Taken by a resume meanwhile, or no longer a directory to lock in: left.
-    const lock = await lockRun(runDir(runsDir, id), id).catch(() => undefined);
+    const lock = await lockRun(join(runsDir, id), id).catch(() => undefined);
     if (lock === undefined) continue;
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
     try {
-      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
+      await rm(join(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
       removed.push(id);
     } catch (error) {
       await lock.release().catch(() => undefined);
