@@ -8,11 +8,6 @@ import { decodeChecksummedLine } from '../system/checksummed-line.js';
 /** The newest journal format this examctl reads (3: may hold a `head` line); a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;
 
-/** 2 for a `--changed-only` run (`unchanged` lines), else 1: an older examctl shows the rest (docs/runs.md). */
-export function journalVersionFor(options: Record<string, RecordedValue>): number {
-  return options.changedOnly === true ? 2 : 1;
-}
-
 /** The input file as the run started: a resume refuses a file that changed. */
 export interface InputFingerprint {
   path: string;

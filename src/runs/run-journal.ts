@@ -8,7 +8,6 @@ import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { describeHolder, LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import {
-  journalVersionFor,
   type EndReason,
   type ItemRef,
   type OutcomeLine,
@@ -122,7 +121,8 @@ export class RunJournal {
     const journal = new RunJournal(id, file, handle, lock, commit);
     const line: RunHeaderLine = {
       t: 'run',
-      v: journalVersionFor(header.options),
+      // 2 for a `--changed-only` run (`unchanged` lines), else 1: an older examctl shows the rest (docs/runs.md).
+      v: header.options.changedOnly === true ? 2 : 1,
       id,
       ...header,
       startedAt: now.toISOString(),
