@@ -71,56 +71,47 @@ export class RemovalCall {
     const ids = this.ids;
     this.ids = [];
     this.answer = undefined;
-    return interpret(
-      await api.removeInvigilators(this.scheduleExtId, ids, options),
-      this.scheduleExtId,
-      this.missingOk,
-      options.dryRun === true,
-    );
+    return this.interpret(await api.removeInvigilators(this.scheduleExtId, ids, options), options.dryRun === true);
   }
-}
 
-/** Each id's outcome from the answer: ok when SuccessfullyRemoved lists it, failed for a 319 unless --missing-ok. */
-function interpret(
-  result: ApiResult<InvigilatorsResponseContent>,
-  scheduleExtId: string,
-  missingOk: boolean,
-  dryRun: boolean,
-): (id: string) => Outcome {
-  const { envelope } = result;
-  if (!envelope.Success) {
-    const problems = failureProblems(result);
-    return () => ({ status: 'failed', errors: problems });
+  /** Each id's outcome from the answer: ok when SuccessfullyRemoved lists it, failed for a 319 unless --missing-ok. */
+  private interpret(result: ApiResult<InvigilatorsResponseContent>, dryRun: boolean): (id: string) => Outcome {
+    const { scheduleExtId, missingOk } = this;
+    const { envelope } = result;
+    if (!envelope.Success) {
+      const problems = failureProblems(result);
+      return () => ({ status: 'failed', errors: problems });
+    }
+    const byUser = new Map<string, Problem[]>();
+    const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
+    // Ids compare ignoring case, as the service's do (docs/domain-rules.md).
+    const removed = new Set(
+      Array.isArray(content?.SuccessfullyRemoved)
+        ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase())
+        : [],
+    );
+    for (const entry of Array.isArray(content?.Errors) ? content.Errors : []) {
+      const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId.toLowerCase() : '';
+      const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
+      byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
+    }
+    // A 319's note: with --missing-ok the end state asked for; without it, the flag that takes it as done.
+    const note = missingOk
+      ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`
+      : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
+    return (id) => {
+      const listed = byUser.get(id.toLowerCase());
+      if (dryRun && !listed) return { status: 'ok', errors: [] };
+      if (!listed)
+        return removed.has(id.toLowerCase())
+          ? { status: 'ok', errors: [], action: 'removed' }
+          : { status: 'failed', errors: [UNCONFIRMED] };
+      const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
+      if (notAnInvigilator && missingOk) return { status: 'ok', errors: [], action: 'unchanged', note };
+      // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
+      return { status: 'failed', errors: capProblems(listed), ...(notAnInvigilator ? { note } : {}) };
+    };
   }
-  const byUser = new Map<string, Problem[]>();
-  const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
-  // Ids compare ignoring case, as the service's do (docs/domain-rules.md).
-  const removed = new Set(
-    Array.isArray(content?.SuccessfullyRemoved)
-      ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase())
-      : [],
-  );
-  for (const entry of Array.isArray(content?.Errors) ? content.Errors : []) {
-    const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId.toLowerCase() : '';
-    const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
-    byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
-  }
-  // A 319's note: with --missing-ok the end state asked for; without it, the flag that takes it as done.
-  const note = missingOk
-    ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`
-    : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
-  return (id) => {
-    const listed = byUser.get(id.toLowerCase());
-    if (dryRun && !listed) return { status: 'ok', errors: [] };
-    if (!listed)
-      return removed.has(id.toLowerCase())
-        ? { status: 'ok', errors: [], action: 'removed' }
-        : { status: 'failed', errors: [UNCONFIRMED] };
-    const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
-    if (notAnInvigilator && missingOk) return { status: 'ok', errors: [], action: 'unchanged', note };
-    // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
-    return { status: 'failed', errors: capProblems(listed), ...(notAnInvigilator ? { note } : {}) };
-  };
 }
 
 /** An id a 200 names neither as removed nor with an error: it may still be an invigilator. */

@@ -3,25 +3,17 @@ import { UsageError } from '../system/errors.js';
 import { confirmed, noInput, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
-import { openRunReport, type OpenReport } from './report-sinks.js';
+import { openRunReport } from './report-sinks.js';
 import { openTargetApi } from '../context/target.js';
 import { noTokenError } from '../context/remote-settings.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 import type { RecordJob, RunOptions } from './record-job.js';
 import { refuseUntrustedRunsDir, startJournaling, type JournaledTraits, type RunJournaling } from './run-journaling.js';
 
-interface OpenedRun {
-  target: ResolvedTarget;
-  /** null: validate only (dry run without a store, or remote dry run). */
-  api: IntegrationApi | null;
-  report: OpenReport;
-  /** The run's journal: every real run that reaches a target keeps one (docs/runs.md). */
-  journal?: RunJournaling;
-}
-
 /**
  * Everything between "the input is structurally sound" and "send": the target, the remote
- * confirmation, the API (creating the local store on first use) and the report destinations.
+ * confirmation, the API (creating the local store on first use; null: validate only, a dry run without a store or
+ * a remote one), the report destinations and the journal every real run that reaches a target keeps (docs/runs.md).
  * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
  */
 export async function openRun(
@@ -31,7 +23,7 @@ export async function openRun(
   deps: CommandDeps,
   targetOf: TargetOf,
   units?: number,
-): Promise<OpenedRun> {
+) {
   const command = job.command;
   // Asked before anything is opened.
   const syncMemory = job.syncMemory?.();

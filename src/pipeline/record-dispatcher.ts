@@ -371,20 +371,15 @@ export class RecordDispatcher<P, R> {
       ]);
     }
     const fatal = this.targetFailed(error);
-    if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return this.skipped(unit, this.notSent());
     // Refused by the store's lock: nothing reached the store, so the memory's intent is taken back too.
     if (error instanceof StoreLockedError)
       return this.notSentAfterAll(unit, [problem('', ErrorCode.NotSentRunStopped, stoppedItemReason(error))]);
-    return this.skipped(unit, [
-      problem(
-        '',
-        error instanceof TransientTargetError ? ErrorCode.NoDefiniteAnswer : ErrorCode.NotSentRunStopped,
-        error instanceof TransientTargetError
-          ? noDefiniteAnswerReason(fatal.message, this.options.journal?.id)
-          : fatal.message,
-      ),
-    ]);
+    if (!(error instanceof TransientTargetError))
+      return this.skipped(unit, [problem('', ErrorCode.NotSentRunStopped, fatal.message)]);
+    this.unsettled(unit);
+    const reason = noDefiniteAnswerReason(fatal.message, this.options.journal?.id);
+    return this.skipped(unit, [problem('', ErrorCode.NoDefiniteAnswer, reason)]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {

@@ -92,16 +92,6 @@ async function countsRenderer(
   return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun, width });
 }
 
-export interface OpenReport {
-  builder: RunReportBuilder;
-  /** Writes the summaries and puts the report file in place, or removes one that failed (`failure()`). */
-  close(): Promise<void>;
-  /** Drops a half-written report file (the run ended before any report could be complete). */
-  discard(): Promise<void>;
-  /** Set once the --report file failed: the run stops, the other reports go on. */
-  failure(): ReportWriteError | undefined;
-}
-
 /** The --report file's sink, turned off by its first write failure: the run then stops as at a target failure. */
 class GuardedFileSink implements ReportSink {
   failure: ReportWriteError | undefined;
@@ -163,7 +153,7 @@ export async function openRunReport(
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
   /** A report rebuilt after its run (`runs show`): the run's own times, not the moment it is written. */
   times?: RunTimes,
-): Promise<OpenReport> {
+) {
   const sinks: ReportSink[] = [];
   // A dry run's late structural error comes after items were reported: its document waits for the end.
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
@@ -221,6 +211,7 @@ export async function openRunReport(
   const builder = new RunReportBuilder(sinks, header.dryRun);
   return {
     builder,
+    /** Writes the summaries and puts the report file in place, or removes one that failed (`failure()`). */
     async close() {
       await builder.finish(async () => {
         await stdout?.flush();
@@ -239,11 +230,13 @@ export async function openRunReport(
       });
       await spool?.commit();
     },
+    /** Drops a half-written report file (the run ended before any report could be complete). */
     async discard() {
       await file?.discard();
       await guarded?.discard();
       await spool?.discard();
     },
+    /** Set once the --report file failed: the run stops, the other reports go on. */
     failure: () => guarded?.failure,
   };
 }

@@ -423,14 +423,8 @@ function journaling(
       unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {
-        journal.outcome({
-          n,
-          source: unit.source,
-          id: unit.id,
-          status: 'failed',
-          errors: [problem('', ErrorCode.NoDefiniteAnswer, error.message)],
-          transient: true,
-        });
+        const errors = [problem('', ErrorCode.NoDefiniteAnswer, error.message)];
+        journal.outcome({ ...refOf(n, unit), status: 'failed', errors, transient: true });
       } catch {
         // The journal failed: the unit stays sent without an answer (resent all the same); the end says why.
       }

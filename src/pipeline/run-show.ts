@@ -158,8 +158,6 @@ function unreachedLeavers(run: RunIndex, inputUnits: number): number {
   return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
 }
 
-type JobInput = Awaited<ReturnType<RerunInput>>;
-
 /** The command's own input builder (its rerunInput, loaded on demand: resume-registry.ts), or why it has none. */
 type InputBuilder =
   | { readonly notResumable: string }
@@ -200,7 +198,7 @@ export async function runInput(
     ...named?.deps,
   };
   let tableHeader: TableHeader | undefined;
-  const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
+  const units = async function* (input: Awaited<ReturnType<RerunInput>>): AsyncIterable<Unit<unknown>> {
     const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
     source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, dialect }));
     for await (const batch of input.units(source.batches())) yield* batch;

@@ -159,7 +159,7 @@ export async function warnBeforeSending(
       seen.size === 0 &&
       !isScheduleRequestRecord(record) &&
       Object.keys(scheduleCells(record)).length === 0 &&
-      !hasScheduleColumns(record, shaping);
+      !ROW_SCHEDULE_CELLS.some((field) => hasFieldColumn(record, shaping, field));
     const schedule = isScheduleRequestRecord(record)
       ? ((record.fields.Schedule ?? {}) as Record<string, unknown>)
       : { ...defaults.schedule, ...scheduleCells(record) };
@@ -227,10 +227,6 @@ function hasFieldColumn(record: InputRecord, shaping: RecordShaping, field: stri
 
 /** The schedule fields a sittings row may give itself, which win over the flags. */
 const ROW_SCHEDULE_CELLS = ['ScheduleExtId', 'StartDateTime'] as const;
-
-function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
-  return ROW_SCHEDULE_CELLS.some((field) => hasFieldColumn(record, shaping, field));
-}
 
 /** A sittings row's own schedule cells (ROW_SCHEDULE_CELLS). */
 function scheduleCells(record: InputRecord): Record<string, unknown> {

@@ -15,15 +15,15 @@ export const BEFORE_IN_FLIGHT = 16;
 /** Its latest outcome is transient (network, 429, 5xx after retries). */
 export const TRANSIENT = 32;
 const STATUS_SHIFT = 6;
-const STATUSES = ['ok', 'partial', 'failed'] as const;
-type OutcomeStatus = (typeof STATUSES)[number];
+export const OUTCOME_STATUSES = ['ok', 'partial', 'failed'] as const;
+type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
 export function withStatus(flags: number, status: OutcomeStatus): number {
-  return (flags & ((1 << STATUS_SHIFT) - 1)) | (STATUSES.indexOf(status) << STATUS_SHIFT);
+  return (flags & ((1 << STATUS_SHIFT) - 1)) | (OUTCOME_STATUSES.indexOf(status) << STATUS_SHIFT);
 }
 
 export function statusIn(flags: number): OutcomeStatus {
-  return STATUSES[flags >>> STATUS_SHIFT] ?? 'failed';
+  return OUTCOME_STATUSES[flags >>> STATUS_SHIFT] ?? 'failed';
 }
 
 /** Pages of 256 items, made as items appear: a sparse journal costs a page per item at most, not a long array. */

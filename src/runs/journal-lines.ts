@@ -4,14 +4,10 @@ import type { RecordedValue } from './recorded-options.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { isHead } from '../domain/store-head.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import { OUTCOME_STATUSES } from './item-index.js';
 
 /** The newest journal format this examctl reads (3: may hold a `head` line); a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;
-
-/** 2 for a `--changed-only` run (`unchanged` lines), else 1: an older examctl shows the rest (docs/runs.md). */
-export function journalVersionFor(options: Record<string, RecordedValue>): number {
-  return options.changedOnly === true ? 2 : 1;
-}
 
 /** The input file as the run started: a resume refuses a file that changed. */
 export interface InputFingerprint {
@@ -150,8 +146,6 @@ export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
-
 const isItemRef = (value: Record<string, unknown>): boolean =>
   isCount(value.n) &&
   isPlainObject(value.source) &&
@@ -200,7 +194,7 @@ export function checkJournalLine(bytes: Buffer, first: boolean): RunJournalLine 
     case 'outcome':
       return isItemRef(body) &&
         typeof body.status === 'string' &&
-        STATUSES.has(body.status) &&
+        (OUTCOME_STATUSES as readonly string[]).includes(body.status) &&
         Array.isArray(body.errors) &&
         typeof body.transient === 'boolean' &&
         (body.committed === undefined || isHead(body.committed))

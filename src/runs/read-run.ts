@@ -31,7 +31,7 @@ import { isRunId } from '../domain/record-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { journalPath, lockRun, runDir } from './run-journal.js';
+import { journalPath, lockRun } from './run-journal.js';
 import {
   BEFORE_IN_FLIGHT,
   BEFORE_SENT,
@@ -81,7 +81,7 @@ interface ItemFold {
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
   /** An `unchanged` line takes a position over from its earlier lines (in flight when an attempt died). */
-  forget?(n: number): void;
+  forget(n: number): void;
 }
 
 // A newer examctl's run is not damaged: moving it aside would hide it from the examctl that can resume it.
@@ -156,9 +156,8 @@ export async function readJournal(
           end = line;
           break;
         case 'unchanged':
-          if (fold.forget !== undefined)
-            for (let k = 0; k < line.r.length; k += 3)
-              for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
+          for (let k = 0; k < line.r.length; k += 3)
+            for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
           if (!unchanged.addLine(line))
             throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
           break;
@@ -177,7 +176,7 @@ export async function readJournal(
     if (header === undefined) {
       // Killed before its header was on disk: the run never sent anything.
       throw new NoRunError(
-        `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`,
+        `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${join(runsDir, id)}`,
       );
     }
     return {
@@ -353,7 +352,7 @@ async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
 /** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
 export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
-  const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
+  const holder = await readLockInfo(join(runsDir, record.id, LOCK_FILE));
   // An unreadable lock, or one of another host: assume its holder lives.
   if (holder === 'unreadable' || (holder !== 'missing' && !isStale(holder))) return 'running';
   return record.end?.stopped ?? 'interrupted';
@@ -489,9 +488,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
         state: record === undefined ? 'finished' : await runState(runsDir, record),
         summary: finished?.summary ?? summarize(record!),
         input: input?.path ?? null,
-        ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed'
-          ? { totalKnown: false as const }
-          : {}),
+        ...(record !== undefined && unjournaledCount(record) === null ? { totalKnown: false as const } : {}),
       });
     } catch (error) {
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
@@ -662,11 +659,11 @@ export async function pruneRuns(
     }
     if (!expired) continue;
     // Taken by a resume meanwhile, or no longer a directory to lock in: left.
-    const lock = await lockRun(runDir(runsDir, id), id).catch(() => undefined);
+    const lock = await lockRun(join(runsDir, id), id).catch(() => undefined);
     if (lock === undefined) continue;
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
     try {
-      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
+      await rm(join(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
       removed.push(id);
     } catch (error) {
       await lock.release().catch(() => undefined);

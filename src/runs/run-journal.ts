@@ -8,7 +8,6 @@ import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { describeHolder, LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import {
-  journalVersionFor,
   type EndReason,
   type ItemRef,
   type OutcomeLine,
@@ -25,10 +24,6 @@ import { describeSystemError } from '../system/system-error-words.js';
 
 /** `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
 export const JOURNAL_FILE = 'journal.ndjson';
-
-export function runDir(runsDir: string, id: string): string {
-  return join(runsDir, id);
-}
 
 export function journalPath(runsDir: string, id: string): string {
   return join(runsDir, id, JOURNAL_FILE);
@@ -100,24 +95,24 @@ export class RunJournal {
     let id = newRunId(now);
     for (let attempt = 0; ; attempt++) {
       try {
-        await mkdir(runDir(runsDir, id), { mode: 0o700 });
+        await mkdir(join(runsDir, id), { mode: 0o700 });
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 5)
-          throw cannotWrite(runDir(runsDir, id), error);
+          throw cannotWrite(join(runsDir, id), error);
         id = newRunId(now);
       }
     }
     // From here a failure (a full disk) removes the run's directory: no empty run is left.
     const abandon = async (error: unknown): Promise<never> => {
-      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
-      throw cannotWrite(runDir(runsDir, id), error);
+      await rm(join(runsDir, id), { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
+      throw cannotWrite(join(runsDir, id), error);
     };
     const file = journalPath(runsDir, id);
     let lock: StoreLock | undefined;
     let handle: FileHandle;
     try {
-      lock = await lockRun(runDir(runsDir, id), id);
+      lock = await lockRun(join(runsDir, id), id);
       handle = await open(file, CREATE_FLAGS, 0o600);
     } catch (error) {
       await lock?.release().catch(() => undefined);
@@ -126,7 +121,8 @@ export class RunJournal {
     const journal = new RunJournal(id, file, handle, lock, commit);
     const line: RunHeaderLine = {
       t: 'run',
-      v: journalVersionFor(header.options),
+      // 2 for a `--changed-only` run (`unchanged` lines), else 1: an older examctl shows the rest (docs/runs.md).
+      v: header.options.changedOnly === true ? 2 : 1,
       id,
       ...header,
       startedAt: now.toISOString(),
@@ -146,8 +142,8 @@ export class RunJournal {
   /** Takes a run over for a resume: its lock, then (`reopen`) a torn last line cut off and a `resume` line. */
   static async lockForResume(runsDir: string, id: string) {
     // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
-    const lock = await lockRun(runDir(runsDir, id), id).catch((error: unknown) => {
-      throw cannotWrite(runDir(runsDir, id), error);
+    const lock = await lockRun(join(runsDir, id), id).catch((error: unknown) => {
+      throw cannotWrite(join(runsDir, id), error);
     });
     const file = journalPath(runsDir, id);
     return {

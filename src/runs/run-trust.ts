@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { RunJournalError } from './run-errors.js';
-import { JOURNAL_FILE, runDir } from './run-journal.js';
+import { JOURNAL_FILE } from './run-journal.js';
 import { join } from 'node:path';
 import { kindOf } from '../system/regular-file.js';
 import { currentTrustContext, directoryProblem } from '../system/trusted-place.js';
@@ -38,7 +38,7 @@ export async function runProblem(
   trust: RunTrust | undefined,
 ): Promise<string | undefined> {
   if (trust?.uid === undefined) return undefined;
-  const dir = runDir(runsDir, id);
+  const dir = join(runsDir, id);
   const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (entry instanceof Error)
     return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;

@@ -7,7 +7,7 @@ import { mkdtemp, open, readdir, rm, unlink, type FileHandle } from 'node:fs/pro
 import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
-import { tempClosed, tempOpened } from './open-temp-files.js';
+import { openTemps } from './open-temp-files.js';
 import {
   NODE_REPLACE_OPS,
   renameRetrying,
@@ -165,7 +165,7 @@ export class ReplacementFile {
       `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`,
     );
     const handle = await open(temp, 'wx', options.mode ?? 0o600);
-    tempOpened(temp);
+    openTemps.add(temp);
     return new ReplacementFile(path, temp, handle, options);
   }
 
@@ -184,13 +184,13 @@ export class ReplacementFile {
       finished = true;
       await renameRetrying(this.temp, this.path, ops, this.options.retry);
       renamed = true;
-      tempClosed(this.temp);
+      openTemps.delete(this.temp);
       await fsyncDirectory(dirname(this.path));
     } catch (error) {
       await this.handle.close().catch(() => undefined);
       if (!renamed && finished && this.options.keepOnFailedReplace) throw await this.keep(error, ops);
       if (!renamed) await unlinkRetrying(this.temp, ops, this.options.retry).catch(() => undefined);
-      tempClosed(this.temp);
+      openTemps.delete(this.temp);
       throw error;
     }
   }
@@ -205,7 +205,7 @@ export class ReplacementFile {
     } catch {
       // The temp name still holds the data; say that one.
     }
-    tempClosed(this.temp);
+    openTemps.delete(this.temp);
     const planted = await (await import('./trusted-place.js')).plantedEntryProblem(this.path).catch(() => undefined);
     return new ReplaceFailedError(this.path, keptAt, error, planted);
   }
@@ -216,7 +216,7 @@ export class ReplacementFile {
     this.state = 'discarded';
     await this.handle.close().catch(() => undefined);
     await unlinkRetrying(this.temp, this.options.ops, this.options.retry).catch(() => undefined);
-    tempClosed(this.temp);
+    openTemps.delete(this.temp);
   }
 }
 

@@ -4,24 +4,16 @@ import { unlinkSync } from 'node:fs';
  * The temp files this process writes in place of others (atomic-file.ts), so an exit that cannot wait (a
  * second Ctrl-C) still removes them. Import-light: the entry point loads it.
  */
-const open = new Set<string>();
-
-export function tempOpened(path: string): void {
-  open.add(path);
-}
-
-export function tempClosed(path: string): void {
-  open.delete(path);
-}
+export const openTemps = new Set<string>();
 
 /** Removes every temp file still open, synchronously (for an exit that happens now). */
 export function removeOpenTempsSync(): void {
-  for (const path of open) {
+  for (const path of openTemps) {
     try {
       unlinkSync(path);
     } catch {
       // Gone already, or not ours to remove any more: nothing to do on the way out.
     }
   }
-  open.clear();
+  openTemps.clear();
 }

@@ -7,13 +7,8 @@ import { readFileSync } from 'node:fs';
  * or a BSD with linprocfs, may see a /proc that does not describe its own processes' pids).
  */
 
-interface ProcStat {
-  state: string;
-  startTicks: number;
-}
-
 /** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined off Linux or without the file. */
-function procStat(pid: number | 'self', platform: NodeJS.Platform): ProcStat | undefined {
+function procStat(pid: number | 'self', platform: NodeJS.Platform) {
   if (platform !== 'linux') return undefined;
   let text: string;
   try {
