@@ -77,22 +77,15 @@ const OLE2_SIGNATURE = 0xe011cfd0;
 function notAWorkbook(file: string, error: ZipFormatError): InputFileError {
   const head = error instanceof NoZipDirectoryError ? error.head : undefined;
   const signature = head?.length === 4 ? head.readUInt32LE(0) : undefined;
-  if (head === undefined || signature === ZIP_SIGNATURE)
-    return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
-  if (signature === OLE2_SIGNATURE) {
-    return new InputFileError(
-      file,
-      undefined,
-      'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password',
-    );
-  }
-  return new InputFileError(
-    file,
-    undefined,
-    head.length === 0
-      ? 'not an .xlsx workbook: the file is empty'
-      : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
-  );
+  const why =
+    head === undefined || signature === ZIP_SIGNATURE
+      ? `: ${error.message}`
+      : signature === OLE2_SIGNATURE
+        ? ': this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password'
+        : head.length === 0
+          ? ': the file is empty'
+          : ' (the content is not a zip archive); a CSV file must end in .csv';
+  return new InputFileError(file, undefined, `not an .xlsx workbook${why}`);
 }
 
 interface SheetEntry {
