@@ -507,14 +507,15 @@ function oneCellHeaderProblem(cell: string): string {
 export function unknownColumnsProblem(
   given: readonly string[],
   columns: readonly ColumnSpec[],
-  takenBy: ReadonlyMap<string, string>,
+  /** The fields the header or object already gives (a hint never names one). */
+  taken: Pick<ReadonlySet<string>, 'has'>,
   noun: 'column' | 'key' = 'column',
 ): string {
   // A name as one line, its spaces and line breaks (Alt+Enter in a header cell) one space: so a
   // --map the message suggests is typed as shown and matches (a column name's whitespace is forgiven).
   const unknown = given.map((name) => name.replace(/\s+/g, ' ').trim());
   const fieldNames = columns.map((spec) => spec.name);
-  const free = new Set(fieldNames.filter((name) => !takenBy.has(name)));
+  const free = new Set(fieldNames.filter((name) => !taken.has(name)));
   const maps: string[] = [];
   const claimed = new Set<string>();
   const likelyOf = unknown.map((name) => {

@@ -143,15 +143,10 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     const unknown = Object.keys(object).filter((key) => !known.has(key));
     if (unknown.length === 0) return object;
     if (options.ignoreUnknownColumns !== true) {
-      const taken = new Map(
-        Object.keys(object)
-          .filter((key) => known.has(key))
-          .map((key) => [key, key] as const),
-      );
       problems.push({
         field: prefix + keyAsField(unknown[0]!),
         code: ErrorCode.UnknownInputKey,
-        message: unknownColumnsProblem(unknown, options.columns, taken, 'key'),
+        message: unknownColumnsProblem(unknown, options.columns, new Set(Object.keys(object)), 'key'),
       });
     }
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
