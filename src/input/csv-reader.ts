@@ -343,13 +343,12 @@ export async function* csvRows(
     }
   };
 
-  // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
-  // without one, Excel would read the report's accents in its own code page.
-  const legacyEncoding = encoding !== undefined && !/^\s*utf-?8\s*$/i.test(encoding);
   const text = {
     encodingFlag: true,
     same,
-    onBom: (found: boolean) => (bom = found || legacyEncoding),
+    // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
+    // without one, Excel would read the report's accents in its own code page.
+    onBom: (found: boolean, read: string) => (bom = found || read !== 'utf-8'),
     ...(encoding === undefined ? {} : { encoding }),
   };
   for await (const chunk of readUtf8Chunks(path, file, text)) {

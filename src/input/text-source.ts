@@ -96,8 +96,8 @@ function completeLength(chunk: Buffer): number {
 export interface TextOptions {
   /** A BOM-less file's encoding, a WHATWG label (`--encoding`; undefined: UTF-8); a UTF-8 or UTF-16 BOM wins. */
   encoding?: string;
-  /** Told once, before the first chunk, whether the file started with a BOM. */
-  onBom?: (bom: boolean) => void;
+  /** Told once, before the first chunk, whether the file started with a BOM, and the encoding it is read in. */
+  onBom?: (bom: boolean, encoding: string) => void;
   /** A non-UTF-8 file's refusal names `--encoding`; `csv`: unless its head reads as JSON (a sniffed input). */
   encodingFlag?: boolean | 'csv';
   /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
@@ -211,9 +211,9 @@ export async function* readUtf8Chunks(
     /** Sets up the encoding the BOM (or --encoding) says, its decoder and the legacy watch; the bytes after the BOM. */
     const begin = (first: Buffer): Buffer => {
       const bom = bomOf(first);
-      options.onBom?.(bom !== undefined);
       encoding =
         bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
+      options.onBom?.(bom !== undefined, encoding);
       const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
       // One byte a character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian encoding.
