@@ -32,7 +32,6 @@ import {
   relationshipIs,
   relationshipsPartOf,
   resolvePartName,
-  type CellFormats,
 } from './workbook-parts.js';
 import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
 import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
@@ -221,23 +220,18 @@ function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): b
 }
 
 /** How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"); tests lower them. */
-interface XlsxLimits {
+export const XLSX_LIMITS = {
   /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
-  sheetBytes: number;
-  /** Inflated bytes of the shared strings part (held in memory for the whole read). */
-  sharedStringsBytes: number;
-  /** Texts in the shared strings table. */
-  sharedStrings: number;
-  /** Inflated bytes of workbook.xml, styles.xml and the relationship parts. */
-  smallPartBytes: number;
-}
-
-export const XLSX_LIMITS: Readonly<XlsxLimits> = {
   sheetBytes: 2 ** 31,
+  /** Inflated bytes of the shared strings part (held in memory for the whole read). */
   sharedStringsBytes: 256 * 2 ** 20,
+  /** Texts in the shared strings table. */
   sharedStrings: 2_000_000,
+  /** Inflated bytes of workbook.xml, styles.xml and the relationship parts. */
   smallPartBytes: 32 * 2 ** 20,
 };
+
+type XlsxLimits = typeof XLSX_LIMITS;
 
 const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
 
@@ -259,14 +253,6 @@ function partFailure(
   return error;
 }
 
-interface OpenedWorkbook {
-  zip: ZipEntries;
-  sheets: SheetEntry[];
-  date1904: boolean;
-  strings: readonly string[];
-  formats: CellFormats;
-}
-
 /** Reads one small part through `read`, or gives `absent` when the zip has no such entry. */
 async function readPart<T>(
   zip: ZipEntries,
@@ -285,7 +271,7 @@ async function readPart<T>(
 }
 
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits) {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -329,6 +315,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   );
   return { zip, sheets, date1904: info.date1904, strings, formats };
 }
+
+type OpenedWorkbook = Awaited<ReturnType<typeof openWorkbook>>;
 
 /** Reads the chosen worksheet, each non-blank row's record to `add`, yielding after each batch of rows. */
 async function* xlsxRows(
