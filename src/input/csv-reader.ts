@@ -62,18 +62,11 @@ const COMMA = 0x2c;
 const SEMICOLON = 0x3b;
 const TAB = 0x09;
 
-interface DelimiterChoice {
-  delimiter: string;
-  /** Bytes to drop before parsing (an Excel `sep=;` line). */
-  skipBytes: number;
-  /** Lines dropped with them. */
-  skipLines: number;
-  /** The first line's end (CRLF when the file has a single line without one). */
-  lineEnd: CsvDialect['lineEnd'];
-}
-
-/** Picks `,`, `;` or a tab by counting them outside quotes on the header line; undefined while that line may go on. */
-function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
+/**
+ * Picks `,`, `;` or a tab by counting them outside quotes on the header line, with the bytes and lines of an Excel
+ * `sep=;` line to drop before parsing and the first line's end; undefined while that line may go on.
+ */
+function detectDelimiter(head: Buffer, atEnd: boolean) {
   let lineStart = 0;
   // Skip blank lines before the header.
   for (let i = 0; i < head.length; i++) {
@@ -100,6 +93,7 @@ function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefi
   }
   if (lineEnd === -1 && !atEnd) return undefined;
   const end = lineEnd === -1 ? head.length : lineEnd;
+  // CRLF when the file has a single line without an end.
   const ending: CsvDialect['lineEnd'] = head[end] === LF ? '\n' : '\r\n';
   const firstLine = head.subarray(lineStart, end).toString('utf8').trim();
   // Excel writes `sep=;` as a first line to name the delimiter.
@@ -113,6 +107,8 @@ function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefi
   const delimiter = tabs > commas && tabs > semicolons ? '\t' : semicolons > commas ? ';' : ',';
   return { delimiter, skipBytes: 0, skipLines: 0, lineEnd: ending };
 }
+
+type DelimiterChoice = NonNullable<ReturnType<typeof detectDelimiter>>;
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
 const EXPLAINED = [
