@@ -58,10 +58,7 @@ export interface ComputedEntry extends EntryPlace {
   flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
 }
 
-interface MapFileEntries {
-  columns: ColumnEntry[];
-  computed: ComputedEntry[];
-}
+type MapFileEntries = Awaited<ReturnType<typeof parseMapFile>>;
 
 /** `file:line` for a message about the key at `path` (the file's own line numbers). */
 function placeOf(origin: string, lines: KeyLines, path: readonly string[]): string {
@@ -144,7 +141,7 @@ export async function readMapFile(
 }
 
 /** A map file's text (its byte order mark dropped by decodeTextDocument), checked (see readMapFile). */
-async function parseMapFile(source: string, origin: string, file: string): Promise<MapFileEntries> {
+async function parseMapFile(source: string, origin: string, file: string) {
   const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;
   let lines: KeyLines;
