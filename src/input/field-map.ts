@@ -93,20 +93,16 @@ function fieldOf(
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
   if (spec !== undefined) return spec;
+  const fields = columns.map((column) => column.name);
   const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
   if (elsewhere !== undefined) {
     if (lenient) return undefined;
-    throw refuse(
-      `${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`,
-    );
+    throw refuse(`${what}: ${command} takes no field ${elsewhere} (its fields: ${fields.join(', ')})`);
   }
-  const meant = closestName(
-    name,
-    columns.map((column) => column.name),
-  );
+  const meant = closestName(name, fields);
   const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
   throw refuse(
-    `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`,
+    `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${fields.join(', ')}`,
   );
 }
 
