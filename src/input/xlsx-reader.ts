@@ -97,7 +97,7 @@ interface SheetEntry {
 /** The worksheet `wanted` names (the first visible one when none), refused by name when there is none. */
 export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
   const worksheets = sheets.filter((sheet) => sheet.part !== undefined);
-  const list = (): string => worksheets.map((sheet) => `"${sheet.name}"`).join(', ');
+  const list = (): string => worksheets.map(quotedSheet).join(', ');
   if (worksheets.length === 0) throw new InputFileError(file, undefined, 'not an .xlsx workbook: it has no worksheet');
   if (wanted === undefined) {
     const first = worksheets.find((sheet) => !sheet.hidden);
