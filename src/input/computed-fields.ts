@@ -160,7 +160,7 @@ export class ComputedFields {
 
   /** The fields the map file computes for a file with this header: counted among its columns, as a mapped column is. */
   fieldsOf(header: readonly string[]): string[] {
-    const plan = this.planOf(new Set(header.map(normalizeColumnName)));
+    const { plan } = this.headerPlan(header);
     return this.computations
       .filter((_, i) => (plan[i] as readonly Source[]).length > 0)
       .map((computation) => computation.field);
