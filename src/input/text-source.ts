@@ -14,6 +14,7 @@ const FIRST_CHUNK_SIZE = 8 * 1024;
 const BINARY = 'not a text file (binary content)';
 const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
 const NO_BOM = `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`;
+const INVALID_UTF8 = `${BINARY}: invalid UTF-8; save the file as UTF-8 text`;
 /** A later read found another file than the first (docs/input-formats.md). */
 export const INPUT_CHANGED = 'the input file changed while the run read it: nothing from here on is read';
 
@@ -170,7 +171,7 @@ export async function* readUtf8Chunks(
         const flag = flagged(head.toString('latin1'))
           ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)'
           : '';
-        throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
+        throw refused(whole, firstInvalidOffset(whole), `${INVALID_UTF8}${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       return chunk;
@@ -283,14 +284,7 @@ export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => 
     if (nul !== -1)
       throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), looksUtf16(body) ? NO_BOM : BINARY);
     if (isUtf8(body)) return body.toString('utf8');
-    throw (
-      notText?.() ??
-      new InputFileError(
-        file,
-        1 + lineFeedsIn(body, firstInvalidOffset(body)),
-        `${BINARY}: invalid UTF-8; save the file as UTF-8 text`,
-      )
-    );
+    throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), INVALID_UTF8);
   }
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
