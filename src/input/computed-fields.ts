@@ -58,7 +58,7 @@ function lookupOf(table: ValueTable) {
   return {
     byKey,
     // As a message lists them (the first ten), made once for every row that misses.
-    known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue),
+    known: listWithCount(Object.keys(table.words), ', ', quotedValue),
     default: table.default?.trim(),
   };
 }

@@ -21,7 +21,7 @@ import {
   sourceReportProblem,
   statusColumnOf,
 } from '../formats/report-csv-contract.js';
-import { closestName, listWithCount } from './name-hints.js';
+import { closestName, listWithCount, NAMES_SHOWN } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
 import type { ComputedFields } from './computed-fields.js';
@@ -388,9 +388,6 @@ export interface HeaderMapping {
   lists: boolean[];
 }
 
-/** Names shown in one header message before the rest are only counted. */
-const NAMES_SHOWN = 10;
-
 /** Matches a header row to the command's columns (CSV and xlsx); throws the header problems together. */
 export function mapHeader(
   cells: readonly string[],
@@ -442,12 +439,12 @@ export function mapHeader(
   const problems: string[] = [];
   if (unnamed.length > 0) {
     problems.push(
-      `header ${unnamed.length === 1 ? 'column' : 'columns'} ${listWithCount(unnamed.map(String), NAMES_SHOWN)} ${unnamed.length === 1 ? 'has' : 'have'} no name (only empty columns at the end of the header may be unnamed)`,
+      `header ${unnamed.length === 1 ? 'column' : 'columns'} ${listWithCount(unnamed.map(String))} ${unnamed.length === 1 ? 'has' : 'have'} no name (only empty columns at the end of the header may be unnamed)`,
     );
   }
   if (duplicates.length > 0) {
     problems.push(
-      `${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`,
+      `${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, '; ')}`,
     );
   }
   // The one name of a header of one named column, when it is unknown and like no field's name.
@@ -529,10 +526,8 @@ export function unknownColumnsProblem(
     const meant = looksLikeCredential(name) ? undefined : closestName(name, fieldNames);
     return meant === undefined ? quotedValue(name, what) : `${quotedValue(name, what)} (did you mean "${meant}"?)`;
   });
-  const listed = listWithCount(
-    shown.concat(unknown.slice(NAMES_SHOWN).map((name) => quotedValue(name, what))),
-    NAMES_SHOWN,
-  );
+  // Past the names shown, only their count is said.
+  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)));
   const skip = '--ignore-unknown-columns';
   const fix =
     maps.length > 0
