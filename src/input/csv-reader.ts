@@ -187,7 +187,7 @@ function csvParser(delimiter: string, onRecord: (cells: string[]) => void, from?
       delimiter,
       // Taking over after rows read by UnquotedCsvLines: as the parser that read them would go on.
       bom: from === undefined || from.atStart,
-      ...(from?.recordDelimiter === undefined ? {} : { record_delimiter: from.recordDelimiter }),
+      record_delimiter: from?.recordDelimiter,
       quote: '"',
       escape: '"',
       relax_column_count: true,
@@ -345,7 +345,7 @@ export async function* csvRows(
     // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
     // without one, Excel would read the report's accents in its own code page.
     onBom: (found: boolean, read: string) => (bom = found || read !== 'utf-8'),
-    ...(encoding === undefined ? {} : { encoding }),
+    encoding,
   };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;

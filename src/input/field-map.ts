@@ -212,9 +212,9 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     map,
     set,
     dates,
-    ...(line !== undefined ? { skipped: line } : {}),
-    ...(computed !== undefined ? { computed } : {}),
-    ...(flags.encoding !== undefined ? { encoding: flags.encoding.text } : {}),
+    skipped: line,
+    computed,
+    encoding: flags.encoding?.text,
   };
 }
 

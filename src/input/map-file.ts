@@ -214,7 +214,7 @@ async function parseMapFile(source: string, origin: string, file: string) {
         values: raw.values as Record<string, string> | undefined,
       };
       const values = valueTable(entry, fail);
-      columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
+      columns.push({ ...place, source: key, field: entry.field.trim(), values });
       continue;
     }
     const entry = {
@@ -245,8 +245,8 @@ async function parseMapFile(source: string, origin: string, file: string) {
       ...place,
       field: key.trim(),
       sources,
-      ...(values !== undefined ? { values } : {}),
-      ...(flags !== undefined ? { flags } : {}),
+      values,
+      flags,
     });
   }
   return { columns, computed };
@@ -289,7 +289,7 @@ function valueTable(
     seen.set(key, [word, value]);
   }
   if (seen.size === 0) fail('an empty table: give the words, {"Mathematics": "DEPT-MATH", ...}', ['values']);
-  return { words: entry.values, ...(entry.default !== undefined ? { default: entry.default } : {}) };
+  return { words: entry.values, default: entry.default };
 }
 
 /** `{Given name}.{Surname}@school.example`: column names in braces (`{{`, `}}` are braces); at least one column. */
