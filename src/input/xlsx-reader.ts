@@ -243,7 +243,6 @@ function partFailure(
   line?: number,
   xmlPart = `not a readable .xlsx workbook: ${part}`,
 ): unknown {
-  if (error instanceof InputFileError) return error;
   if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, line, `refused: ${error.message}`);
   if (error instanceof ZipFormatError)
     return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
