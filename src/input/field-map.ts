@@ -10,12 +10,12 @@ import { listCellEntries } from '../domain/list-cells.js';
 import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { TimeSettings } from '../domain/local-time.js';
-import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
+import { ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
 import { isUnset, requestParts } from '../domain/field-rules.js';
 import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
-import type { InputRecord } from './record.js';
+import { isScheduleRequestRecord, type InputRecord } from './record.js';
 import { compileComputation, ComputedFields, type ComputationSpec } from './computed-fields.js';
 import { mapFileRefusal, type ComputedEntry, type ValueTable } from './map-file.js';
 
@@ -349,7 +349,7 @@ const datesWritten: WrittenTime[] = [];
 /** One record shaped: keys mapped, `--set` values, dates read (one that cannot be read fails its record only). */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
-  if (record.raw === undefined && isScheduleRequest(fields)) {
+  if (isScheduleRequestRecord(record)) {
     fields = requestParts(fields, (part, prefix) =>
       withConstants(
         renamed(part, shaping.map, record, prefix),
