@@ -38,10 +38,7 @@ export const SCHEDULE_COLUMN = 'schedule';
 export const WARNINGS_COLUMN = 'warnings';
 
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
-const ADDED_KEYS: ReadonlySet<string> = new Set([
-  ...REPORT_KEYS,
-  ...[...ACTION_COLUMNS, RUN_COLUMN, WARNINGS_COLUMN].map(normalizeColumnName),
-]);
+const ADDED_KEYS: ReadonlySet<string> = new Set([...WRITTEN_COLUMNS, WARNINGS_COLUMN].map(normalizeColumnName));
 const STATUS_KEY = normalizeColumnName('status');
 const RUN_KEY = normalizeColumnName(RUN_COLUMN);
 const runColumns = new WeakMap<readonly string[], number>();

@@ -17,14 +17,6 @@ import type { InputRecord, MappedValue } from './record.js';
 /** Characters a template may make: far beyond any field (the longest takes a few thousand). */
 const MAX_COMPUTED_CHARS = 1_000_000;
 
-/** A value table ready for lookups: words compared by valueWordKey (case and extra whitespace forgiven). */
-interface Lookup {
-  byKey: ReadonlyMap<string, string>;
-  /** The table's words as a message lists them (the first ten, quotedValue), made once for every row that misses. */
-  known: string;
-  default?: string | undefined;
-}
-
 /** A column named by an entry: as written, and as headers are compared. */
 interface NamedColumn {
   name: string;
@@ -49,7 +41,7 @@ interface Computation {
   /** A column read as the field through a table: the reader mapped the column already; this replaces its value. */
   translates: boolean;
   sources: readonly Source[];
-  table?: Lookup | undefined;
+  table?: ReturnType<typeof lookupOf> | undefined;
   flags: readonly (NamedColumn & { flag: HierarchyFlag })[];
 }
 
@@ -59,12 +51,14 @@ export type ComputationSpec = Pick<Computation, 'field' | 'list' | 'rule' | 'whe
 
 const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(name) });
 
-function lookupOf(table: ValueTable): Lookup {
+/** A value table ready for lookups: words compared by valueWordKey (case and extra whitespace forgiven). */
+function lookupOf(table: ValueTable) {
   const byKey = new Map<string, string>();
   for (const [word, value] of Object.entries(table.words)) byKey.set(valueWordKey(word), value.trim());
   return {
     byKey,
-    known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue),
+    // As a message lists them (the first ten), made once for every row that misses.
+    known: listWithCount(Object.keys(table.words), ', ', quotedValue),
     default: table.default?.trim(),
   };
 }
@@ -166,7 +160,7 @@ export class ComputedFields {
 
   /** The fields the map file computes for a file with this header: counted among its columns, as a mapped column is. */
   fieldsOf(header: readonly string[]): string[] {
-    const plan = this.planOf(new Set(header.map(normalizeColumnName)));
+    const { plan } = this.headerPlan(header);
     return this.computations
       .filter((_, i) => (plan[i] as readonly Source[]).length > 0)
       .map((computation) => computation.field);

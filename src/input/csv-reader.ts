@@ -21,7 +21,7 @@ import {
   sourceReportProblem,
   statusColumnOf,
 } from '../formats/report-csv-contract.js';
-import { closestName, listWithCount } from './name-hints.js';
+import { closestName, listWithCount, NAMES_SHOWN } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
 import type { ComputedFields } from './computed-fields.js';
@@ -62,18 +62,11 @@ const COMMA = 0x2c;
 const SEMICOLON = 0x3b;
 const TAB = 0x09;
 
-interface DelimiterChoice {
-  delimiter: string;
-  /** Bytes to drop before parsing (an Excel `sep=;` line). */
-  skipBytes: number;
-  /** Lines dropped with them. */
-  skipLines: number;
-  /** The first line's end (CRLF when the file has a single line without one). */
-  lineEnd: CsvDialect['lineEnd'];
-}
-
-/** Picks `,`, `;` or a tab by counting them outside quotes on the header line; undefined while that line may go on. */
-function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
+/**
+ * Picks `,`, `;` or a tab by counting them outside quotes on the header line, with the bytes and lines of an Excel
+ * `sep=;` line to drop before parsing and the first line's end; undefined while that line may go on.
+ */
+function detectDelimiter(head: Buffer, atEnd: boolean) {
   let lineStart = 0;
   // Skip blank lines before the header.
   for (let i = 0; i < head.length; i++) {
@@ -100,6 +93,7 @@ function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefi
   }
   if (lineEnd === -1 && !atEnd) return undefined;
   const end = lineEnd === -1 ? head.length : lineEnd;
+  // CRLF when the file has a single line without an end.
   const ending: CsvDialect['lineEnd'] = head[end] === LF ? '\n' : '\r\n';
   const firstLine = head.subarray(lineStart, end).toString('utf8').trim();
   // Excel writes `sep=;` as a first line to name the delimiter.
@@ -113,6 +107,8 @@ function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefi
   const delimiter = tabs > commas && tabs > semicolons ? '\t' : semicolons > commas ? ';' : ',';
   return { delimiter, skipBytes: 0, skipLines: 0, lineEnd: ending };
 }
+
+type DelimiterChoice = NonNullable<ReturnType<typeof detectDelimiter>>;
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
 const EXPLAINED = [
@@ -191,7 +187,7 @@ function csvParser(delimiter: string, onRecord: (cells: string[]) => void, from?
       delimiter,
       // Taking over after rows read by UnquotedCsvLines: as the parser that read them would go on.
       bom: from === undefined || from.atStart,
-      ...(from?.recordDelimiter === undefined ? {} : { record_delimiter: from.recordDelimiter }),
+      record_delimiter: from?.recordDelimiter,
       quote: '"',
       escape: '"',
       relax_column_count: true,
@@ -343,14 +339,13 @@ export async function* csvRows(
     }
   };
 
-  // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
-  // without one, Excel would read the report's accents in its own code page.
-  const legacyEncoding = encoding !== undefined && !/^\s*utf-?8\s*$/i.test(encoding);
   const text = {
     encodingFlag: true,
     same,
-    onBom: (found: boolean) => (bom = found || legacyEncoding),
-    ...(encoding === undefined ? {} : { encoding }),
+    // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
+    // without one, Excel would read the report's accents in its own code page.
+    onBom: (found: boolean, read: string) => (bom = found || read !== 'utf-8'),
+    encoding,
   };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
@@ -392,9 +387,6 @@ export interface HeaderMapping {
   names: (string | undefined)[];
   lists: boolean[];
 }
-
-/** Names shown in one header message before the rest are only counted. */
-const NAMES_SHOWN = 10;
 
 /** Matches a header row to the command's columns (CSV and xlsx); throws the header problems together. */
 export function mapHeader(
@@ -447,12 +439,12 @@ export function mapHeader(
   const problems: string[] = [];
   if (unnamed.length > 0) {
     problems.push(
-      `header ${unnamed.length === 1 ? 'column' : 'columns'} ${listWithCount(unnamed.map(String), NAMES_SHOWN)} ${unnamed.length === 1 ? 'has' : 'have'} no name (only empty columns at the end of the header may be unnamed)`,
+      `header ${unnamed.length === 1 ? 'column' : 'columns'} ${listWithCount(unnamed.map(String))} ${unnamed.length === 1 ? 'has' : 'have'} no name (only empty columns at the end of the header may be unnamed)`,
     );
   }
   if (duplicates.length > 0) {
     problems.push(
-      `${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`,
+      `${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, '; ')}`,
     );
   }
   // The one name of a header of one named column, when it is unknown and like no field's name.
@@ -507,14 +499,15 @@ function oneCellHeaderProblem(cell: string): string {
 export function unknownColumnsProblem(
   given: readonly string[],
   columns: readonly ColumnSpec[],
-  takenBy: ReadonlyMap<string, string>,
+  /** The fields the header or object already gives (a hint never names one). */
+  taken: Pick<ReadonlySet<string>, 'has'>,
   noun: 'column' | 'key' = 'column',
 ): string {
   // A name as one line, its spaces and line breaks (Alt+Enter in a header cell) one space: so a
   // --map the message suggests is typed as shown and matches (a column name's whitespace is forgiven).
   const unknown = given.map((name) => name.replace(/\s+/g, ' ').trim());
   const fieldNames = columns.map((spec) => spec.name);
-  const free = new Set(fieldNames.filter((name) => !takenBy.has(name)));
+  const free = new Set(fieldNames.filter((name) => !taken.has(name)));
   const maps: string[] = [];
   const claimed = new Set<string>();
   const likelyOf = unknown.map((name) => {
@@ -533,10 +526,8 @@ export function unknownColumnsProblem(
     const meant = looksLikeCredential(name) ? undefined : closestName(name, fieldNames);
     return meant === undefined ? quotedValue(name, what) : `${quotedValue(name, what)} (did you mean "${meant}"?)`;
   });
-  const listed = listWithCount(
-    shown.concat(unknown.slice(NAMES_SHOWN).map((name) => quotedValue(name, what))),
-    NAMES_SHOWN,
-  );
+  // Past the names shown, only their count is said.
+  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)));
   const skip = '--ignore-unknown-columns';
   const fix =
     maps.length > 0

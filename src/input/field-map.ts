@@ -9,39 +9,35 @@ import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
-import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
+import type { TimeSettings } from '../domain/local-time.js';
+import { ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
 import { isUnset, requestParts } from '../domain/field-rules.js';
 import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
-import type { InputRecord } from './record.js';
+import { isScheduleRequestRecord, type InputRecord } from './record.js';
 import { compileComputation, ComputedFields, type ComputationSpec } from './computed-fields.js';
 import { mapFileRefusal, type ComputedEntry, type ValueTable } from './map-file.js';
-
-/** Where a map or a constant came from, as a message names it. */
-type Origin = string;
 
 /**
  * The input flags as given, each entry with where it came from and its level (0 a profile, 1 a
  * map file, 2 a flag): a higher level overrides what a lower one says about a column or a field.
  */
-export interface InputFlags {
+export interface InputFlags extends TimeSettings {
   /** Source column -> field, in order, a later entry for a column winning; a map file's may translate words. */
   map: readonly MapEntry[];
   /** Fields a map file computes from columns (map-file.ts), with the file's level. */
   computed?: readonly { entry: ComputedEntry; level: number }[] | undefined;
-  set: readonly { field: string; value: string; origin: Origin; level: number }[];
-  dateFormat?: { text: string; origin: Origin } | undefined;
-  timezone?: { text: string; origin: Origin } | undefined;
+  set: readonly { field: string; value: string; origin: string; level: number }[];
   /** CSV without a BOM: its encoding (`--encoding`, a profile's `encoding`). */
-  encoding?: { text: string; origin: Origin } | undefined;
+  encoding?: { text: string; origin: string } | undefined;
 }
 
 /** One column read as a field: from --map, a map file or a profile. */
 interface MapEntry {
   source: string;
   field: string;
-  origin: Origin;
+  origin: string;
   level: number;
   /** A map file's entry: its path and line, and the table its words are read through. */
   file?: string | undefined;
@@ -55,7 +51,7 @@ function originAt(entry: Pick<MapEntry, 'origin' | 'line'>): string {
 }
 
 /** Where a map file's entry is written, as messages name it: `--map-file hr.json:9 "Department"`. */
-function entryPlace(origin: Origin, line: number | undefined, key: string): string {
+function entryPlace(origin: string, line: number | undefined, key: string): string {
   return `${originAt({ origin, line })} ${quotedValue(key)}`;
 }
 
@@ -97,20 +93,16 @@ function fieldOf(
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
   if (spec !== undefined) return spec;
+  const fields = columns.map((column) => column.name);
   const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
   if (elsewhere !== undefined) {
     if (lenient) return undefined;
-    throw refuse(
-      `${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`,
-    );
+    throw refuse(`${what}: ${command} takes no field ${elsewhere} (its fields: ${fields.join(', ')})`);
   }
-  const meant = closestName(
-    name,
-    columns.map((column) => column.name),
-  );
+  const meant = closestName(name, fields);
   const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
   throw refuse(
-    `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`,
+    `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${fields.join(', ')}`,
   );
 }
 
@@ -154,7 +146,7 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   if (flags.encoding !== undefined) refuseUnknownEncoding(flags.encoding.origin, flags.encoding.text);
 
   const chosen = new Map<string, MapEntry>();
-  const skipped: { origin: Origin; text: string }[] = [];
+  const skipped: { origin: string; text: string }[] = [];
   for (const entry of flags.map) {
     if (entry.source === '')
       throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
@@ -220,9 +212,9 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     map,
     set,
     dates,
-    ...(line !== undefined ? { skipped: line } : {}),
-    ...(computed !== undefined ? { computed } : {}),
-    ...(flags.encoding !== undefined ? { encoding: flags.encoding.text } : {}),
+    skipped: line,
+    computed,
+    encoding: flags.encoding?.text,
   };
 }
 
@@ -232,7 +224,7 @@ function computedFields(
   chosen: Map<string, MapEntry>,
   columns: readonly ColumnSpec[],
   command: string,
-  skipped: { origin: Origin; text: string }[],
+  skipped: { origin: string; text: string }[],
 ): ComputationSpec[] {
   const byField = new Map<string, { spec: ComputationSpec; level: number }>();
   for (const { entry, level } of entries) {
@@ -357,7 +349,7 @@ const datesWritten: WrittenTime[] = [];
 /** One record shaped: keys mapped, `--set` values, dates read (one that cannot be read fails its record only). */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
-  if (record.raw === undefined && isScheduleRequest(fields)) {
+  if (isScheduleRequestRecord(record)) {
     fields = requestParts(fields, (part, prefix) =>
       withConstants(
         renamed(part, shaping.map, record, prefix),

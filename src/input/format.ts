@@ -39,7 +39,7 @@ export async function detectFormat(path: string, displayName: string = path, enc
   // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
   const text = await readTextHead(path, displayName, 4096, {
     encodingFlag: 'csv',
-    ...(encoding === undefined ? {} : { encoding }),
+    encoding,
   });
   const head = text.trimStart();
   // Markup is no table a run reads: most likely the JUnit or HTML report given back (docs/input-formats.md).
@@ -82,10 +82,7 @@ export function refuseSheetFlags(
 export function readRecords(path: string, options: ReadRecordsOptions, same = {}): BatchedRecords {
   const file = options.displayName ?? path;
   const shaping = options.shaping;
-  const readOptions =
-    shaping === undefined
-      ? options
-      : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
+  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, computed: shaping.computed };
   let json = false;
   // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
   // JSON readers load only for such a file: a CSV run does without their modules.
@@ -143,15 +140,10 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     const unknown = Object.keys(object).filter((key) => !known.has(key));
     if (unknown.length === 0) return object;
     if (options.ignoreUnknownColumns !== true) {
-      const taken = new Map(
-        Object.keys(object)
-          .filter((key) => known.has(key))
-          .map((key) => [key, key] as const),
-      );
       problems.push({
         field: prefix + keyAsField(unknown[0]!),
         code: ErrorCode.UnknownInputKey,
-        message: unknownColumnsProblem(unknown, options.columns, taken, 'key'),
+        message: unknownColumnsProblem(unknown, options.columns, new Set(Object.keys(object)), 'key'),
       });
     }
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));

@@ -2,9 +2,9 @@ import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, reportStatusOf } from './csv-reader.js';
 import { normalizeColumnName } from '../domain/field-names.js';
-import { notARunReport } from '../formats/report-csv-contract.js';
 import {
   isRunReportHeader,
+  notARunReport,
   restoreNeutralisedCells,
   SCHEDULE_COLUMN,
   statusColumnOf,
@@ -179,10 +179,7 @@ async function readXlsxIds(
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
-    idName ??=
-      names.find((name) =>
-        record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name)),
-      ) ?? 'UserExtId';
+    idName ??= names.find((name) => record.raw?.names?.includes(name)) ?? 'UserExtId';
     // An id cell that cannot be read (a formula never calculated, an error value): its problem refuses the file.
     if (record.problems !== undefined)
       throw new InputFileError(

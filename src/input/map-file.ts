@@ -58,10 +58,7 @@ export interface ComputedEntry extends EntryPlace {
   flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
 }
 
-interface MapFileEntries {
-  columns: ColumnEntry[];
-  computed: ComputedEntry[];
-}
+type MapFileEntries = Awaited<ReturnType<typeof parseMapFile>>;
 
 /** `file:line` for a message about the key at `path` (the file's own line numbers). */
 function placeOf(origin: string, lines: KeyLines, path: readonly string[]): string {
@@ -144,7 +141,7 @@ export async function readMapFile(
 }
 
 /** A map file's text (its byte order mark dropped by decodeTextDocument), checked (see readMapFile). */
-async function parseMapFile(source: string, origin: string, file: string): Promise<MapFileEntries> {
+async function parseMapFile(source: string, origin: string, file: string) {
   const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;
   let lines: KeyLines;
@@ -217,7 +214,7 @@ async function parseMapFile(source: string, origin: string, file: string): Promi
         values: raw.values as Record<string, string> | undefined,
       };
       const values = valueTable(entry, fail);
-      columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
+      columns.push({ ...place, source: key, field: entry.field.trim(), values });
       continue;
     }
     const entry = {
@@ -248,8 +245,8 @@ async function parseMapFile(source: string, origin: string, file: string): Promi
       ...place,
       field: key.trim(),
       sources,
-      ...(values !== undefined ? { values } : {}),
-      ...(flags !== undefined ? { flags } : {}),
+      values,
+      flags,
     });
   }
   return { columns, computed };
@@ -292,7 +289,7 @@ function valueTable(
     seen.set(key, [word, value]);
   }
   if (seen.size === 0) fail('an empty table: give the words, {"Mathematics": "DEPT-MATH", ...}', ['values']);
-  return { words: entry.values, ...(entry.default !== undefined ? { default: entry.default } : {}) };
+  return { words: entry.values, default: entry.default };
 }
 
 /** `{Given name}.{Surname}@school.example`: column names in braces (`{{`, `}}` are braces); at least one column. */

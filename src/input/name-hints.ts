@@ -56,14 +56,16 @@ export function closestName(name: string, candidates: readonly string[]): string
   return best;
 }
 
-/** `items` joined with ", ", cut after `max` with "… and N more", so 10,000 unknown columns make one line. */
+/** Names shown in one message before the rest are only counted. */
+export const NAMES_SHOWN = 10;
+
+/** `items` joined with ", ", cut after NAMES_SHOWN with "… and N more", so 10,000 unknown columns make one line. */
 export function listWithCount(
   items: readonly string[],
-  max = 10,
   separator = ', ',
   show: (item: string) => string = (item) => item,
 ): string {
-  const shown = items.slice(0, max).map(show).join(separator);
-  if (items.length <= max) return shown;
-  return `${shown}${separator}… and ${(items.length - max).toLocaleString('en-US')} more`;
+  const shown = items.slice(0, NAMES_SHOWN).map(show).join(separator);
+  if (items.length <= NAMES_SHOWN) return shown;
+  return `${shown}${separator}… and ${(items.length - NAMES_SHOWN).toLocaleString('en-US')} more`;
 }

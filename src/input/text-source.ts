@@ -14,6 +14,7 @@ const FIRST_CHUNK_SIZE = 8 * 1024;
 const BINARY = 'not a text file (binary content)';
 const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
 const NO_BOM = `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`;
+const INVALID_UTF8 = `${BINARY}: invalid UTF-8; save the file as UTF-8 text`;
 /** A later read found another file than the first (docs/input-formats.md). */
 export const INPUT_CHANGED = 'the input file changed while the run read it: nothing from here on is read';
 
@@ -96,8 +97,8 @@ function completeLength(chunk: Buffer): number {
 export interface TextOptions {
   /** A BOM-less file's encoding, a WHATWG label (`--encoding`; undefined: UTF-8); a UTF-8 or UTF-16 BOM wins. */
   encoding?: string;
-  /** Told once, before the first chunk, whether the file started with a BOM. */
-  onBom?: (bom: boolean) => void;
+  /** Told once, before the first chunk, whether the file started with a BOM, and the encoding it is read in. */
+  onBom?: (bom: boolean, encoding: string) => void;
   /** A non-UTF-8 file's refusal names `--encoding`; `csv`: unless its head reads as JSON (a sniffed input). */
   encodingFlag?: boolean | 'csv';
   /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
@@ -170,7 +171,7 @@ export async function* readUtf8Chunks(
         const flag = flagged(head.toString('latin1'))
           ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)'
           : '';
-        throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
+        throw refused(whole, firstInvalidOffset(whole), `${INVALID_UTF8}${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       return chunk;
@@ -211,9 +212,9 @@ export async function* readUtf8Chunks(
     /** Sets up the encoding the BOM (or --encoding) says, its decoder and the legacy watch; the bytes after the BOM. */
     const begin = (first: Buffer): Buffer => {
       const bom = bomOf(first);
-      options.onBom?.(bom !== undefined);
       encoding =
         bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
+      options.onBom?.(bom !== undefined, encoding);
       const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
       // One byte a character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian encoding.
@@ -283,14 +284,7 @@ export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => 
     if (nul !== -1)
       throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), looksUtf16(body) ? NO_BOM : BINARY);
     if (isUtf8(body)) return body.toString('utf8');
-    throw (
-      notText?.() ??
-      new InputFileError(
-        file,
-        1 + lineFeedsIn(body, firstInvalidOffset(body)),
-        `${BINARY}: invalid UTF-8; save the file as UTF-8 text`,
-      )
-    );
+    throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), INVALID_UTF8);
   }
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));

@@ -58,12 +58,6 @@ interface WorkbookSheet {
   relationshipId: string;
 }
 
-interface WorkbookInfo {
-  sheets: WorkbookSheet[];
-  /** Serial numbers count days from 1904-01-01 (old Mac Excel) instead of 1899-12-30. */
-  date1904: boolean;
-}
-
 /** An XML boolean attribute that is true (`1` or `true`). */
 export function isTrue(value: string | undefined): boolean {
   return value === '1' || value === 'true';
@@ -73,8 +67,10 @@ export function isTrue(value: string | undefined): boolean {
  * The tabs and the date system of workbook.xml. Only the main namespace's `workbookPr`, a child of the root
  * (depth 2), sets the date system: Excel 2013+ writes an `<x15:workbookPr>` inside `extLst` that must not reset it.
  */
-export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<WorkbookInfo> {
-  const info: WorkbookInfo = { sheets: [], date1904: false };
+export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>) {
+  const sheets: WorkbookSheet[] = [];
+  // date1904: serial numbers count days from 1904-01-01 (old Mac Excel) instead of 1899-12-30.
+  const info = { sheets, date1904: false };
   let depth = 0;
   let sheetsDepth = 0;
   const handler = partHandler({

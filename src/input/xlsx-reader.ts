@@ -32,7 +32,6 @@ import {
   relationshipIs,
   relationshipsPartOf,
   resolvePartName,
-  type CellFormats,
 } from './workbook-parts.js';
 import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
 import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
@@ -77,22 +76,15 @@ const OLE2_SIGNATURE = 0xe011cfd0;
 function notAWorkbook(file: string, error: ZipFormatError): InputFileError {
   const head = error instanceof NoZipDirectoryError ? error.head : undefined;
   const signature = head?.length === 4 ? head.readUInt32LE(0) : undefined;
-  if (head === undefined || signature === ZIP_SIGNATURE)
-    return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
-  if (signature === OLE2_SIGNATURE) {
-    return new InputFileError(
-      file,
-      undefined,
-      'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password',
-    );
-  }
-  return new InputFileError(
-    file,
-    undefined,
-    head.length === 0
-      ? 'not an .xlsx workbook: the file is empty'
-      : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
-  );
+  const why =
+    head === undefined || signature === ZIP_SIGNATURE
+      ? `: ${error.message}`
+      : signature === OLE2_SIGNATURE
+        ? ': this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password'
+        : head.length === 0
+          ? ': the file is empty'
+          : ' (the content is not a zip archive); a CSV file must end in .csv';
+  return new InputFileError(file, undefined, `not an .xlsx workbook${why}`);
 }
 
 interface SheetEntry {
@@ -105,7 +97,7 @@ interface SheetEntry {
 /** The worksheet `wanted` names (the first visible one when none), refused by name when there is none. */
 export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
   const worksheets = sheets.filter((sheet) => sheet.part !== undefined);
-  const list = (): string => worksheets.map((sheet) => `"${sheet.name}"`).join(', ');
+  const list = (): string => worksheets.map(quotedSheet).join(', ');
   if (worksheets.length === 0) throw new InputFileError(file, undefined, 'not an .xlsx workbook: it has no worksheet');
   if (wanted === undefined) {
     const first = worksheets.find((sheet) => !sheet.hidden);
@@ -228,23 +220,18 @@ function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): b
 }
 
 /** How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"); tests lower them. */
-interface XlsxLimits {
+export const XLSX_LIMITS = {
   /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
-  sheetBytes: number;
-  /** Inflated bytes of the shared strings part (held in memory for the whole read). */
-  sharedStringsBytes: number;
-  /** Texts in the shared strings table. */
-  sharedStrings: number;
-  /** Inflated bytes of workbook.xml, styles.xml and the relationship parts. */
-  smallPartBytes: number;
-}
-
-export const XLSX_LIMITS: Readonly<XlsxLimits> = {
   sheetBytes: 2 ** 31,
+  /** Inflated bytes of the shared strings part (held in memory for the whole read). */
   sharedStringsBytes: 256 * 2 ** 20,
+  /** Texts in the shared strings table. */
   sharedStrings: 2_000_000,
+  /** Inflated bytes of workbook.xml, styles.xml and the relationship parts. */
   smallPartBytes: 32 * 2 ** 20,
 };
+
+type XlsxLimits = typeof XLSX_LIMITS;
 
 const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
 
@@ -256,7 +243,6 @@ function partFailure(
   line?: number,
   xmlPart = `not a readable .xlsx workbook: ${part}`,
 ): unknown {
-  if (error instanceof InputFileError) return error;
   if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, line, `refused: ${error.message}`);
   if (error instanceof ZipFormatError)
     return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
@@ -264,14 +250,6 @@ function partFailure(
     return new InputFileError(file, line, `${xmlPart} is not valid XML: ${error.message}`);
   if (error instanceof XmlLimitError) return new InputFileError(file, line, `refused: ${part}: ${error.message}`);
   return error;
-}
-
-interface OpenedWorkbook {
-  zip: ZipEntries;
-  sheets: SheetEntry[];
-  date1904: boolean;
-  strings: readonly string[];
-  formats: CellFormats;
 }
 
 /** Reads one small part through `read`, or gives `absent` when the zip has no such entry. */
@@ -292,7 +270,7 @@ async function readPart<T>(
 }
 
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits) {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -336,6 +314,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   );
   return { zip, sheets, date1904: info.date1904, strings, formats };
 }
+
+type OpenedWorkbook = Awaited<ReturnType<typeof openWorkbook>>;
 
 /** Reads the chosen worksheet, each non-blank row's record to `add`, yielding after each batch of rows. */
 async function* xlsxRows(

@@ -1,6 +1,6 @@
 import type { ScheduleRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
-import type { WorldCandidate, WorldMembership, WorldSchedule } from '../domain/world.js';
+import type { WorldCandidate, WorldMembership, WorldSchedule, WorldUser } from '../domain/world.js';
 /**
  * Read-only lookups only the local target answers (the integration API lists none of them): prompts
  * offer choices from them, `schedule links` reads the links. Beside IntegrationApi, never in it, so
@@ -37,15 +37,9 @@ export function localDirectoryOf(api: object | null | undefined): LocalDirectory
   return api != null && 'scheduleChanges' in api ? (api as LocalDirectory) : undefined;
 }
 
-export interface KnownUser {
-  ExternalId: string;
-  FirstName: string;
-  LastName: string;
-  Email?: string;
-  UserName: string;
-  Role: string;
+export type KnownUser = Pick<WorldUser, 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName' | 'Role'> & {
   DisableLogin?: true;
-}
+};
 
 export interface AssessmentEntry {
   id: string;

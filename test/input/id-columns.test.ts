@@ -27,6 +27,14 @@ describe('the id column of an id list', () => {
     });
   });
 
+  it('a workbook read with --map naming one of those columns in another case reads it (the field the header maps)', async () => {
+    await inTempDir(async (dir) => {
+      const xlsx = join(dir, 'ids.xlsx');
+      await writeWorkbook(xlsx, [{ name: 'Ids', rows: [['UserExtId'], ['inv-1'], ['inv-2']] }]);
+      expect((await readIdList(xlsx, { idColumn: 'userextid' })).map((entry) => entry.id)).toEqual(['inv-1', 'inv-2']);
+    });
+  });
+
   it('a CSV without one is refused naming every name the column may have', async () => {
     await inTempDir(async (dir) => {
       const csv = join(dir, 'ids.csv');
