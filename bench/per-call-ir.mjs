@@ -5,7 +5,7 @@
 // Exact under load, like callgrind-ir.mjs; a build's dist/ modules are called, so two builds
 // (a `git archive` copy beside this one) compare one function's change without a whole run's
 // noise (the compiler's and the GC's timing move a whole run by ~1 %).
-// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|entries|mayHold|create>
+// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|body|entries|mayHold|create>
 // In a child:                 node bench/per-call-ir.mjs <root> <which> <calls> --call
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -44,8 +44,17 @@ async function call(count) {
     const rows = list.map(({ cells }) => ({ header: USER_HEADER, cells }));
     for (let k = 0; k < count; k++) sink += reportRunOf(rows[k % 1000]) === undefined ? 1 : 0;
   } else if (which === 'canonical') {
-    const { canonicalJson } = await of('sync/memory-lines.js');
+    const { canonicalJson } = await canonicalOf();
     for (let k = 0; k < count; k++) sink += canonicalJson(list[k % 1000].request).length;
+  } else if (which === 'body') {
+    // A sent request's body and its request digest, each request a fresh object as a night's are.
+    const { requestDigest } = await of('sync/memory-lines.js');
+    // A build before canonical-json.ts sent JSON.stringify's text and digested its sorted copy's.
+    const { requestBody = JSON.stringify } = await canonicalOf();
+    for (let k = 0; k < count; k++) {
+      const request = { ...list[k % 1000].request };
+      sink += requestBody(request).length + requestDigest(request).length;
+    }
   } else if (which === 'entries') {
     // A first night's two lines a user: the intent, then the acknowledgement.
     const { entryBody } = await of('sync/memory-lines.js');
@@ -104,8 +113,15 @@ async function call(count) {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  } else throw new Error(`no such call: ${which} (runOf, canonical, entries, mayHold, create)`);
+  } else throw new Error(`no such call: ${which} (runOf, canonical, body, entries, mayHold, create)`);
   return sink;
+}
+
+/** canonical-json.ts, or memory-lines.ts of a build before it. */
+function canonicalOf() {
+  return existsSync(join(build, 'dist', 'formats', 'canonical-json.js'))
+    ? of('formats/canonical-json.js')
+    : of('sync/memory-lines.js');
 }
 
 function instructions(count) {
