@@ -201,15 +201,24 @@ const FAILURE_HEADERS: Record<string, Record<string, object>> = {
   '503': { 'Retry-After': RETRY_AFTER },
 };
 
-/** `path`: the operation's route under the API prefix (`/user`), for the examples that name it. */
-function responses(path: string, okRef: string, okDescription: string, examples: OperationExamples): object {
+/**
+ * One entry of the document's paths: the operation under its route below the API prefix (`/user`), which
+ * its examples name too, with its answers, the 200's schema and description in `ok`.
+ */
+function operation(
+  path: string,
+  method: 'get' | 'post' | 'delete',
+  [okRef, okDescription]: [string, string],
+  examples: OperationExamples,
+  fields: object,
+): [string, object] {
   // Every operation but the GET sends a body, and its examples show one.
   const hasBody = examples.request !== undefined;
   const failure = (example: unknown) => ({
     'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example },
   });
   const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
-  return {
+  const responses = {
     '200': {
       description: okDescription,
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } },
@@ -236,6 +245,7 @@ function responses(path: string, okRef: string, okDescription: string, examples:
         ]),
     ),
   };
+  return [path, { [method]: { ...fields, responses } }];
 }
 
 const BEYOND_THE_SCHEMA = 'A body this schema accepts is refused only for a rule the schema cannot express: ';
@@ -267,30 +277,26 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
     ],
     servers: [{ url: `${baseUrl === undefined ? '' : baseUrl.replace(/\/+$/, '')}${API_PREFIX}` }],
     security: [{ eapi: [] }],
-    paths: {
-      '/schedule': {
-        post: {
-          operationId: 'createSchedule',
-          tags: ['Schedules'],
-          summary: 'Create or update a schedule and register candidates',
-          description:
-            BEYOND_THE_SCHEMA +
-            'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
-            'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
-            'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
-            'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
-            'the workflow of an existing schedule cannot change).',
-          requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
-          responses: responses(
-            '/schedule',
-            'ScheduleEnvelope',
-            'Content is the schedule external id.',
-            examples.schedule,
-          ),
-        },
-      },
-      '/external/review-sessions/{externalId}': {
-        get: {
+    paths: Object.fromEntries([
+      operation('/schedule', 'post', ['ScheduleEnvelope', 'Content is the schedule external id.'], examples.schedule, {
+        operationId: 'createSchedule',
+        tags: ['Schedules'],
+        summary: 'Create or update a schedule and register candidates',
+        description:
+          BEYOND_THE_SCHEMA +
+          'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
+          'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
+          'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
+          'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
+          'the workflow of an existing schedule cannot change).',
+        requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
+      }),
+      operation(
+        '/external/review-sessions/{externalId}',
+        'get',
+        ['ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.'],
+        examples.reviewSession,
+        {
           operationId: 'getReviewSession',
           tags: ['Review sessions'],
           summary: 'Read a review session',
@@ -299,16 +305,14 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             { type: 'string', maxLength: REVIEW_SESSION_ID_MAX },
           ),
           description: 'HEAD answers as GET, without the body.',
-          responses: responses(
-            '/external/review-sessions/{externalId}',
-            'ReviewSessionEnvelope',
-            'Content is the review session. Unknown id: 400 code 1101.',
-            examples.reviewSession,
-          ),
         },
-      },
-      '/collections': {
-        post: {
+      ),
+      operation(
+        '/collections',
+        'post',
+        ['CollectionEnvelope', 'Content has the ExternalId of the created collection.'],
+        examples.collection,
+        {
           operationId: 'addCollection',
           tags: ['Collections'],
           summary: 'Create a collection',
@@ -317,16 +321,14 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
             'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
           requestBody: jsonBody('CollectionRequest', examples.collection.request),
-          responses: responses(
-            '/collections',
-            'CollectionEnvelope',
-            'Content has the ExternalId of the created collection.',
-            examples.collection,
-          ),
         },
-      },
-      '/user': {
-        post: {
+      ),
+      operation(
+        '/user',
+        'post',
+        ['UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.'],
+        examples.user,
+        {
           operationId: 'upsertUser',
           tags: ['Users'],
           summary: 'Create or update a user and its hierarchy memberships',
@@ -338,16 +340,17 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
             'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
           requestBody: jsonBody('UserRequest', examples.user.request),
-          responses: responses(
-            '/user',
-            'UserEnvelope',
-            'Content.User is the stored user; failed hierarchies are in GroupErrors.',
-            examples.user,
-          ),
         },
-      },
-      '/schedule/{externalId}/invigilators': {
-        delete: {
+      ),
+      operation(
+        '/schedule/{externalId}/invigilators',
+        'delete',
+        [
+          'InvigilatorsEnvelope',
+          'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
+        ],
+        examples.invigilators,
+        {
           operationId: 'removeInvigilators',
           tags: ['Schedules'],
           summary: 'Remove invigilators from a schedule',
@@ -365,15 +368,9 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             examples.invigilators.request,
             'The external ids of the invigilators to remove.',
           ),
-          responses: responses(
-            '/schedule/{externalId}/invigilators',
-            'InvigilatorsEnvelope',
-            'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
-            examples.invigilators,
-          ),
         },
-      },
-    },
+      ),
+    ]),
     components: {
       securitySchemes: {
         eapi: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The value `EAPI <token>`.' },
