@@ -142,18 +142,11 @@ class HttpFailure extends Error {
 /** The client went away before its request was complete: nothing to answer, logged as aborted. */
 class ClientGone extends Error {}
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  414: 'URI Too Long',
-  431: 'Request Header Fields Too Large',
-};
-
 /** A whole response written on a raw socket (for errors the HTTP parser reports before any request object exists). */
 function rawFailure(status: number, message: string): string {
   const body = JSON.stringify(failureEnvelope(message));
   return (
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
 }
