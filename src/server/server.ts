@@ -369,8 +369,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (token === undefined || !tokenAccepted(token, await options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
-      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));
-      const found = findRoute(path.slice(API_PREFIX.length));
+      const found = path.startsWith(`${API_PREFIX}/`) ? findRoute(path.slice(API_PREFIX.length)) : undefined;
       if (!found) throw new HttpFailure(404, M.noSuchRoute(logPath));
       const { route, params } = found;
       const handler = route.methods[readMethod];
