@@ -519,12 +519,9 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([
-    secretForms(
-      secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0),
-      CLIENT_BITS_PER_PIECE,
-    ),
-  ]);
+  // An empty one is no secret: secretForms skips it.
+  const given = secrets.filter((secret) => secret !== undefined);
+  return gateOf([secretForms(given, CLIENT_BITS_PER_PIECE)]);
 }
 
 /**
