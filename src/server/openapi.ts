@@ -133,14 +133,26 @@ function externalIdParameter(description: string, schema: object): object[] {
   return [{ name: 'externalId', in: 'path', required: true, description, schema }];
 }
 
-/** A status the server answers itself, and its example's words for an operation (failure-messages.ts). */
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying (the server always sends 1).',
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/**
+ * A status the server answers itself, besides 200 and 400 (each with a failure envelope): its example's words for
+ * an operation (failure-messages.ts), the headers it always sends with it (declared so generated clients and
+ * checkers can rely on them), and whether only an operation with a body can meet it.
+ */
 interface StatusFailure {
   description: string;
   example(operation: { path: string; hasBody: boolean }): string;
+  headers?: Record<string, object>;
+  bodyOnly?: true;
 }
 
-/** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
-const COMMON_FAILURES: Record<string, StatusFailure> = {
+/** By status: integer keys, so in ascending order. */
+const FAILURES: Record<string, StatusFailure> = {
   '403': {
     description:
       'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
@@ -150,10 +162,22 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
   '405': {
     description: 'The route exists but not with this method; the Allow header lists the methods.',
     example: ({ path }) => M.methodNotAllowed('PUT', `${API_PREFIX}${path}`),
+    headers: {
+      Allow: {
+        description: "The route's methods, comma-separated; HEAD wherever GET is.",
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      },
+    },
   },
   '408': {
     description: 'The request (headers or body) did not arrive in time.',
     example: ({ hasBody }) => (hasBody ? M.bodyTooSlow() : M.headersTooSlow()),
+  },
+  '413': {
+    description: `The body is larger than the limit (${DEFAULT_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Answered before the body is read; the connection is closed.`,
+    example: () => M.bodyTooLarge(DEFAULT_BODY_LIMIT_BYTES),
+    bodyOnly: true,
   },
   '414': {
     description: `The request URL is longer than ${MAX_URL_BYTES / 1024} KiB.`,
@@ -162,6 +186,7 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
   '429': {
     description: 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
     example: () => M.injected('429'),
+    headers: { 'Retry-After': RETRY_AFTER },
   },
   '431': {
     description: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`,
@@ -172,33 +197,8 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
     description:
       'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
     example: () => M.storeBusy(),
+    headers: { 'Retry-After': RETRY_AFTER },
   },
-};
-
-const BODY_FAILURES: Record<string, StatusFailure> = {
-  '413': {
-    description: `The body is larger than the limit (${DEFAULT_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Answered before the body is read; the connection is closed.`,
-    example: () => M.bodyTooLarge(DEFAULT_BODY_LIMIT_BYTES),
-  },
-};
-
-const RETRY_AFTER = {
-  description: 'Seconds to wait before retrying (the server always sends 1).',
-  required: true,
-  schema: { type: 'integer', minimum: 0 },
-};
-
-/** Headers the server always sends with these statuses, declared so generated clients and checkers can rely on them. */
-const FAILURE_HEADERS: Record<string, Record<string, object>> = {
-  '405': {
-    Allow: {
-      description: "The route's methods, comma-separated; HEAD wherever GET is.",
-      required: true,
-      schema: { type: 'string', minLength: 1 },
-    },
-  },
-  '429': { 'Retry-After': RETRY_AFTER },
-  '503': { 'Retry-After': RETRY_AFTER },
 };
 
 /**
@@ -217,7 +217,6 @@ function operation(
   const failure = (example: unknown) => ({
     'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example },
   });
-  const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
   const responses = {
     '200': {
       description: okDescription,
@@ -233,15 +232,11 @@ function operation(
       content: failure(examples.refused),
     },
     ...Object.fromEntries(
-      Object.entries(failures)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, { description, example }]) => [
+      Object.entries(FAILURES)
+        .filter(([, row]) => hasBody || row.bodyOnly !== true)
+        .map(([status, { description, example, headers }]) => [
           status,
-          {
-            description,
-            ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}),
-            content: failure(failureAnswer(example({ path, hasBody }))),
-          },
+          { description, ...(headers && { headers }), content: failure(failureAnswer(example({ path, hasBody }))) },
         ]),
     ),
   };
