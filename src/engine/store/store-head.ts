@@ -62,13 +62,6 @@ async function eachJsonLine(path: string, optional: boolean, each: (value: unkno
   }
 }
 
-/** Every head the store kept from before `generation` began, its first head last (none: never compacted). */
-async function readEarlierHeads(dir: string, generation: number): Promise<string[]> {
-  const heads: string[] = [];
-  await eachJsonLine(join(dir, headsFileName(generation)), true, (head) => heads.push(head as string));
-  return heads;
-}
-
 /**
  * The serials file's last line: the head its generation begins at, the serial of the heads file's first line, its
  * deletions.
@@ -89,7 +82,9 @@ async function readHistory(
   generation: number,
   first: string,
 ): Promise<{ heads: string[]; end: SerialsEnd | undefined; from: number }> {
-  const heads = await readEarlierHeads(dir, generation);
+  // Every head the store kept from before `generation` began, its first head last (none: never compacted).
+  const heads: string[] = [];
+  await eachJsonLine(join(dir, headsFileName(generation)), true, (head) => heads.push(head as string));
   const end = heads.length === 0 ? undefined : await readSerialsEnd(join(dir, serialsFileName(generation)));
   return end?.head === first
     ? { heads, end, from: end.from }
