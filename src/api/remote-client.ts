@@ -387,7 +387,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         return this.result(answer, lostAttempt);
       } finally {
         // Parsed (or refused): the text is no longer held.
-        answer.release?.();
+        answer.release();
       }
     }
 
@@ -447,7 +447,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   class StoreCall extends Call<unknown> {
     override settle(answer: HeldText, lostAttempt: string | undefined): ApiResult<unknown> {
       if (headerValue(answer.headers, 'x-examctl-store') !== undefined) return super.settle(answer, lostAttempt);
-      answer.release?.();
+      answer.release();
       return NOT_SERVED;
     }
   }
@@ -481,10 +481,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
   function snippetOf(answer: HeldText, gate: Redactor): string {
-    return (
-      undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ??
-      bodySnippet(answer.text, gate.text)
-    );
+    return undecodableBody(answer.headers, answer.text, answer.bytes, gate.text) ?? bodySnippet(answer.text, gate.text);
   }
 
   function serverSays(answer: HeldText, gate: Redactor): string {
