@@ -145,11 +145,6 @@ class SecretMatcher {
     return this.forms.length === 0 && this.shortOnes.length === 0;
   }
 
-  /** Whether any piece of a secret occurs in `text`. */
-  occursIn(text: string): boolean {
-    return this.find(text, () => true);
-  }
-
   /** `marks` (allocated at the first hit) with every occurrence marked; undefined when there is none. */
   mark(text: string, marks: Uint8Array | undefined): Uint8Array | undefined {
     let out = marks;
@@ -169,7 +164,7 @@ class SecretMatcher {
   }
 
   /** Calls `hit` for each occurrence until it returns true; true when it did. */
-  private find(text: string, hit: (at: number, length: number, mark: number) => boolean): boolean {
+  find(text: string, hit: (at: number, length: number, mark: number) => boolean): boolean {
     if (this.shortOnes.length > 0) {
       const folded = foldAscii(text);
       for (const short of this.shortOnes) {
@@ -501,8 +496,8 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
       if (jsonText.includes('\\')) return true;
       // So can an HTML character reference (`&#43;`, `&plus;`): such an answer is walked too.
       if (jsonText.includes('&') && MAY_HOLD_REFERENCE.test(jsonText)) return true;
-      for (const matcher of live) if (matcher.occursIn(jsonText)) return true;
-      return false;
+      // Else: whether any piece of a secret occurs in it.
+      return live.some((matcher) => matcher.find(jsonText, () => true));
     },
     deep<T>(value: T): T {
       return live.length === 0 ? value : redactDeep(value, text);
@@ -519,12 +514,9 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([
-    secretForms(
-      secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0),
-      CLIENT_BITS_PER_PIECE,
-    ),
-  ]);
+  // An empty one is no secret: secretForms skips it.
+  const given = secrets.filter((secret) => secret !== undefined);
+  return gateOf([secretForms(given, CLIENT_BITS_PER_PIECE)]);
 }
 
 /**

@@ -384,11 +384,54 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           throw new TransientTargetError(
             `${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`,
           );
-        return toResult<T>(answer, method, route, this.payload, lostAttempt, gate);
+        return this.result(answer, lostAttempt);
       } finally {
         // Parsed (or refused): the text is no longer held.
-        answer.release?.();
+        answer.release();
       }
+    }
+
+    /** An answer about the record: its envelope through the gate, or why it has none. */
+    result(answer: HeldText, lostAttempt: string | undefined): ApiResult<T> {
+      const { method, route, payload, gate } = this;
+      const read = readEnvelope<T>(answer.text, answer.status);
+      // The gate before any sink: every string of the answer (messages, member names, content).
+      const envelope = read === undefined || !gate.mayHold(answer.text) ? read : gate.deep(read);
+      if (!envelope) {
+        if (isEndpointMismatch(answer.status)) {
+          throw new TargetError(
+            `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(answer.status)} without an API envelope: ` +
+              'check the base URL (it should be the address the /api/v1/integrations paths hang under)',
+          );
+        }
+        if (answer.status >= 200 && answer.status < 300) {
+          // The server's words (its Content-Type too) through the gate; examctl's own (the host it must check) whole.
+          throw new TargetError(
+            `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
+              `(${gate.text(contentTypeOf(answer.headers))}${!/\S/.test(answer.text) ? ', empty' : `: ${snippetOf(answer, gate)}`}): is the base URL the integration API?`,
+          );
+        }
+        const snippet = snippetOf(answer, gate);
+        return {
+          status: answer.status,
+          envelope: failureEnvelope<T>(
+            gate.text(`${describeStatus(answer.status)}${snippet === '' ? '' : `: ${snippet}`}`),
+          ),
+        };
+      }
+      const result: ApiResult<T> = { status: answer.status, envelope };
+      // `local serve` says what its engine did (docs/remote.md, "The local server"); the platform does not.
+      const did = servedAction(answer.headers);
+      if (did !== undefined) result.action = did;
+      const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
+      if (other !== undefined)
+        Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
+      if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
+      if (lostAttempt !== undefined && saysAlreadyExists(route, payload, envelope)) {
+        result.createdByLostAttempt = true;
+        result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;
+      }
+      return result;
     }
 
     onRetry(cause: string): void {
@@ -404,7 +447,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   class StoreCall extends Call<unknown> {
     override settle(answer: HeldText, lostAttempt: string | undefined): ApiResult<unknown> {
       if (headerValue(answer.headers, 'x-examctl-store') !== undefined) return super.settle(answer, lostAttempt);
-      answer.release?.();
+      answer.release();
       return NOT_SERVED;
     }
   }
@@ -438,10 +481,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
   function snippetOf(answer: HeldText, gate: Redactor): string {
-    return (
-      undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ??
-      bodySnippet(answer.text, gate.text)
-    );
+    return undecodableBody(answer.headers, answer.text, answer.bytes, gate.text) ?? bodySnippet(answer.text, gate.text);
   }
 
   function serverSays(answer: HeldText, gate: Redactor): string {
@@ -452,54 +492,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
     const snippet = snippetOf(answer, gate);
     return snippet === '' ? '' : gate.text(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
-  }
-
-  function toResult<T>(
-    answer: HeldText,
-    method: Method,
-    route: string,
-    payload: unknown,
-    lostAttempt: string | undefined,
-    gate: Redactor,
-  ): ApiResult<T> {
-    const read = readEnvelope<T>(answer.text, answer.status);
-    // The gate before any sink: every string of the answer (messages, member names, content).
-    const envelope = read === undefined || !gate.mayHold(answer.text) ? read : gate.deep(read);
-    if (!envelope) {
-      if (isEndpointMismatch(answer.status)) {
-        throw new TargetError(
-          `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(answer.status)} without an API envelope: ` +
-            'check the base URL (it should be the address the /api/v1/integrations paths hang under)',
-        );
-      }
-      if (answer.status >= 200 && answer.status < 300) {
-        // The server's words (its Content-Type too) through the gate; examctl's own (the host it must check) whole.
-        throw new TargetError(
-          `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
-            `(${gate.text(contentTypeOf(answer.headers))}${!/\S/.test(answer.text) ? ', empty' : `: ${snippetOf(answer, gate)}`}): is the base URL the integration API?`,
-        );
-      }
-      const snippet = snippetOf(answer, gate);
-      return {
-        status: answer.status,
-        envelope: failureEnvelope<T>(
-          gate.text(`${describeStatus(answer.status)}${snippet === '' ? '' : `: ${snippet}`}`),
-        ),
-      };
-    }
-    const result: ApiResult<T> = { status: answer.status, envelope };
-    // `local serve` says what its engine did (docs/remote.md, "The local server"); the platform does not.
-    const did = servedAction(answer.headers);
-    if (did !== undefined) result.action = did;
-    const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
-    if (other !== undefined)
-      Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
-    if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
-    if (lostAttempt !== undefined && saysAlreadyExists(route, payload, envelope)) {
-      result.createdByLostAttempt = true;
-      result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;
-    }
-    return result;
   }
 
   return {

@@ -91,7 +91,9 @@ export function decideCollection(
     Taxonomies: taxonomies,
     ObjectiveRepositories: repositories,
   });
-  return accept(view, { ExternalId: externalId, Errors: [] }, { collection: 'collections', key: externalId }, [
+  return accept(
+    view,
+    { ExternalId: externalId, Errors: [] },
     { collection: 'collections', key: externalId, value: collection },
-  ]);
+  );
 }

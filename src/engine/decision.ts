@@ -27,16 +27,11 @@ export function refuse<T>(problems: readonly Problem[], status = 400): Decision<
 }
 
 /**
- * A success, its changes that would store what is already there dropped (docs/engine-rules.md,
- * "How a call runs"); the primary entity's existence before the call tells created from updated.
+ * A success: the primary entity's change after the related ones, less those storing what is there
+ * (docs/engine-rules.md, "How a call runs"); the primary entity's existence before the call tells created from updated.
  */
-export function accept<T>(
-  view: EngineView,
-  content: T,
-  primary: { collection: CollectionName; key: string },
-  changes: readonly Change[],
-): Decision<T> {
-  const effective = changes.filter(
+export function accept<T>(view: EngineView, content: T, primary: Change, related: readonly Change[] = []): Decision<T> {
+  const effective = [...related, primary].filter(
     (change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined),
   );
   const action: PlannedAction =

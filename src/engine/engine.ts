@@ -50,12 +50,6 @@ async function preparePassword(password: string, stored: string | undefined): Pr
   return { hash: await hashPassword(password) };
 }
 
-function externalIdOf(raw: unknown): string | undefined {
-  if (raw === null || typeof raw !== 'object') return undefined;
-  const id = (raw as Record<string, unknown>)['ExternalId'];
-  return typeof id === 'string' ? id : undefined;
-}
-
 function holdsUser(view: EngineView, externalId: string | undefined): boolean {
   return externalId !== undefined && view.get('users', externalId) !== undefined;
 }
@@ -150,7 +144,8 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
     },
 
     async upsertUser(raw, callOptions): Promise<ApiResult<UserResponseContent>> {
-      const externalId = externalIdOf(raw);
+      const id = (raw as { ExternalId?: unknown } | null | undefined)?.ExternalId;
+      const externalId = typeof id === 'string' ? id : undefined;
       const before = viewFor(callOptions);
       const assumedCreate = !holdsUser(before, externalId);
       const validation = validateUser(raw, { isCreate: assumedCreate });

@@ -55,8 +55,7 @@ export function decideInvigilatorRemoval(
   return accept(
     view,
     { SuccessfullyRemoved: removed, Errors: errors },
-    { collection: 'schedules', key: scheduleExtId },
-    [{ collection: 'schedules', key: scheduleExtId, value: updated }],
+    { collection: 'schedules', key: scheduleExtId, value: updated },
   );
 }
 

@@ -260,8 +260,7 @@ export function decideSchedule(
     Invigilators: existing?.Invigilators ?? [],
     Candidates: candidates,
   });
-  changes.push({ collection: 'schedules', key: scheduleExtId, value: schedule });
-  return accept(view, scheduleExtId, { collection: 'schedules', key: scheduleExtId }, changes);
+  return accept(view, scheduleExtId, { collection: 'schedules', key: scheduleExtId, value: schedule }, changes);
 }
 
 /** A schedule's title when the request gives none (docs/engine-rules.md, "Schedules"), cut by code points. */

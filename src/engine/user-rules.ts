@@ -119,7 +119,6 @@ export function decideUser(
   return accept(
     view,
     { User: userView(user), GroupErrors: groupErrors },
-    { collection: 'users', key: request.ExternalId },
-    [{ collection: 'users', key: request.ExternalId, value: user }],
+    { collection: 'users', key: request.ExternalId, value: user },
   );
 }

@@ -65,16 +65,13 @@ function userHints(key: string, user: WorldUser): string[] {
   return hints;
 }
 
-function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
-  return hierarchy.Parent === undefined || hierarchy.Parent === null;
-}
-
 export const ENGINE_INDEXER: StoreIndexer = {
   version: 'engine-indexes/1',
   hints(collection, key, value) {
     if (value === null || typeof value !== 'object') return undefined;
     if (collection === 'users') return userHints(key, value as WorldUser);
-    if (collection === 'hierarchies') return isRootHierarchy(value as WorldHierarchy) ? [HINT_ROOT] : [];
+    // A root hierarchy has no parent.
+    if (collection === 'hierarchies') return ((value as WorldHierarchy).Parent ?? null) === null ? [HINT_ROOT] : [];
     return undefined;
   },
 };

@@ -133,14 +133,26 @@ function externalIdParameter(description: string, schema: object): object[] {
   return [{ name: 'externalId', in: 'path', required: true, description, schema }];
 }
 
-/** A status the server answers itself, and its example's words for an operation (failure-messages.ts). */
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying (the server always sends 1).',
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/**
+ * A status the server answers itself, besides 200 and 400 (each with a failure envelope): its example's words for
+ * an operation (failure-messages.ts), the headers it always sends with it (declared so generated clients and
+ * checkers can rely on them), and whether only an operation with a body can meet it.
+ */
 interface StatusFailure {
   description: string;
   example(operation: { path: string; hasBody: boolean }): string;
+  headers?: Record<string, object>;
+  bodyOnly?: true;
 }
 
-/** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
-const COMMON_FAILURES: Record<string, StatusFailure> = {
+/** By status: integer keys, so in ascending order. */
+const FAILURES: Record<string, StatusFailure> = {
   '403': {
     description:
       'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
@@ -150,10 +162,22 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
   '405': {
     description: 'The route exists but not with this method; the Allow header lists the methods.',
     example: ({ path }) => M.methodNotAllowed('PUT', `${API_PREFIX}${path}`),
+    headers: {
+      Allow: {
+        description: "The route's methods, comma-separated; HEAD wherever GET is.",
+        required: true,
+        schema: { type: 'string', minLength: 1 },
+      },
+    },
   },
   '408': {
     description: 'The request (headers or body) did not arrive in time.',
     example: ({ hasBody }) => (hasBody ? M.bodyTooSlow() : M.headersTooSlow()),
+  },
+  '413': {
+    description: `The body is larger than the limit (${DEFAULT_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Answered before the body is read; the connection is closed.`,
+    example: () => M.bodyTooLarge(DEFAULT_BODY_LIMIT_BYTES),
+    bodyOnly: true,
   },
   '414': {
     description: `The request URL is longer than ${MAX_URL_BYTES / 1024} KiB.`,
@@ -162,6 +186,7 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
   '429': {
     description: 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
     example: () => M.injected('429'),
+    headers: { 'Retry-After': RETRY_AFTER },
   },
   '431': {
     description: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`,
@@ -172,44 +197,27 @@ const COMMON_FAILURES: Record<string, StatusFailure> = {
     description:
       'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
     example: () => M.storeBusy(),
+    headers: { 'Retry-After': RETRY_AFTER },
   },
 };
 
-const BODY_FAILURES: Record<string, StatusFailure> = {
-  '413': {
-    description: `The body is larger than the limit (${DEFAULT_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Answered before the body is read; the connection is closed.`,
-    example: () => M.bodyTooLarge(DEFAULT_BODY_LIMIT_BYTES),
-  },
-};
-
-const RETRY_AFTER = {
-  description: 'Seconds to wait before retrying (the server always sends 1).',
-  required: true,
-  schema: { type: 'integer', minimum: 0 },
-};
-
-/** Headers the server always sends with these statuses, declared so generated clients and checkers can rely on them. */
-const FAILURE_HEADERS: Record<string, Record<string, object>> = {
-  '405': {
-    Allow: {
-      description: "The route's methods, comma-separated; HEAD wherever GET is.",
-      required: true,
-      schema: { type: 'string', minLength: 1 },
-    },
-  },
-  '429': { 'Retry-After': RETRY_AFTER },
-  '503': { 'Retry-After': RETRY_AFTER },
-};
-
-/** `path`: the operation's route under the API prefix (`/user`), for the examples that name it. */
-function responses(path: string, okRef: string, okDescription: string, examples: OperationExamples): object {
+/**
+ * One entry of the document's paths: the operation under its route below the API prefix (`/user`), which
+ * its examples name too, with its answers, the 200's schema and description in `ok`.
+ */
+function operation(
+  path: string,
+  method: 'get' | 'post' | 'delete',
+  [okRef, okDescription]: [string, string],
+  examples: OperationExamples,
+  fields: object,
+): [string, object] {
   // Every operation but the GET sends a body, and its examples show one.
   const hasBody = examples.request !== undefined;
   const failure = (example: unknown) => ({
     'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example },
   });
-  const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
-  return {
+  const responses = {
     '200': {
       description: okDescription,
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } },
@@ -224,18 +232,15 @@ function responses(path: string, okRef: string, okDescription: string, examples:
       content: failure(examples.refused),
     },
     ...Object.fromEntries(
-      Object.entries(failures)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, { description, example }]) => [
+      Object.entries(FAILURES)
+        .filter(([, row]) => hasBody || row.bodyOnly !== true)
+        .map(([status, { description, example, headers }]) => [
           status,
-          {
-            description,
-            ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}),
-            content: failure(failureAnswer(example({ path, hasBody }))),
-          },
+          { description, ...(headers && { headers }), content: failure(failureAnswer(example({ path, hasBody }))) },
         ]),
     ),
   };
+  return [path, { [method]: { ...fields, responses } }];
 }
 
 const BEYOND_THE_SCHEMA = 'A body this schema accepts is refused only for a rule the schema cannot express: ';
@@ -267,30 +272,26 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
     ],
     servers: [{ url: `${baseUrl === undefined ? '' : baseUrl.replace(/\/+$/, '')}${API_PREFIX}` }],
     security: [{ eapi: [] }],
-    paths: {
-      '/schedule': {
-        post: {
-          operationId: 'createSchedule',
-          tags: ['Schedules'],
-          summary: 'Create or update a schedule and register candidates',
-          description:
-            BEYOND_THE_SCHEMA +
-            'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
-            'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
-            'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
-            'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
-            'the workflow of an existing schedule cannot change).',
-          requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
-          responses: responses(
-            '/schedule',
-            'ScheduleEnvelope',
-            'Content is the schedule external id.',
-            examples.schedule,
-          ),
-        },
-      },
-      '/external/review-sessions/{externalId}': {
-        get: {
+    paths: Object.fromEntries([
+      operation('/schedule', 'post', ['ScheduleEnvelope', 'Content is the schedule external id.'], examples.schedule, {
+        operationId: 'createSchedule',
+        tags: ['Schedules'],
+        summary: 'Create or update a schedule and register candidates',
+        description:
+          BEYOND_THE_SCHEMA +
+          'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
+          'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
+          'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
+          'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
+          'the workflow of an existing schedule cannot change).',
+        requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
+      }),
+      operation(
+        '/external/review-sessions/{externalId}',
+        'get',
+        ['ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.'],
+        examples.reviewSession,
+        {
           operationId: 'getReviewSession',
           tags: ['Review sessions'],
           summary: 'Read a review session',
@@ -299,16 +300,14 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             { type: 'string', maxLength: REVIEW_SESSION_ID_MAX },
           ),
           description: 'HEAD answers as GET, without the body.',
-          responses: responses(
-            '/external/review-sessions/{externalId}',
-            'ReviewSessionEnvelope',
-            'Content is the review session. Unknown id: 400 code 1101.',
-            examples.reviewSession,
-          ),
         },
-      },
-      '/collections': {
-        post: {
+      ),
+      operation(
+        '/collections',
+        'post',
+        ['CollectionEnvelope', 'Content has the ExternalId of the created collection.'],
+        examples.collection,
+        {
           operationId: 'addCollection',
           tags: ['Collections'],
           summary: 'Create a collection',
@@ -317,16 +316,14 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
             'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
           requestBody: jsonBody('CollectionRequest', examples.collection.request),
-          responses: responses(
-            '/collections',
-            'CollectionEnvelope',
-            'Content has the ExternalId of the created collection.',
-            examples.collection,
-          ),
         },
-      },
-      '/user': {
-        post: {
+      ),
+      operation(
+        '/user',
+        'post',
+        ['UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.'],
+        examples.user,
+        {
           operationId: 'upsertUser',
           tags: ['Users'],
           summary: 'Create or update a user and its hierarchy memberships',
@@ -338,16 +335,17 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
             'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
           requestBody: jsonBody('UserRequest', examples.user.request),
-          responses: responses(
-            '/user',
-            'UserEnvelope',
-            'Content.User is the stored user; failed hierarchies are in GroupErrors.',
-            examples.user,
-          ),
         },
-      },
-      '/schedule/{externalId}/invigilators': {
-        delete: {
+      ),
+      operation(
+        '/schedule/{externalId}/invigilators',
+        'delete',
+        [
+          'InvigilatorsEnvelope',
+          'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
+        ],
+        examples.invigilators,
+        {
           operationId: 'removeInvigilators',
           tags: ['Schedules'],
           summary: 'Remove invigilators from a schedule',
@@ -365,15 +363,9 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             examples.invigilators.request,
             'The external ids of the invigilators to remove.',
           ),
-          responses: responses(
-            '/schedule/{externalId}/invigilators',
-            'InvigilatorsEnvelope',
-            'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
-            examples.invigilators,
-          ),
         },
-      },
-    },
+      ),
+    ]),
     components: {
       securitySchemes: {
         eapi: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The value `EAPI <token>`.' },

@@ -142,18 +142,11 @@ class HttpFailure extends Error {
 /** The client went away before its request was complete: nothing to answer, logged as aborted. */
 class ClientGone extends Error {}
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  414: 'URI Too Long',
-  431: 'Request Header Fields Too Large',
-};
-
 /** A whole response written on a raw socket (for errors the HTTP parser reports before any request object exists). */
 function rawFailure(status: number, message: string): string {
   const body = JSON.stringify(failureEnvelope(message));
   return (
-    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
 }
@@ -376,8 +369,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (token === undefined || !tokenAccepted(token, await options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
-      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));
-      const found = findRoute(path.slice(API_PREFIX.length));
+      const found = path.startsWith(`${API_PREFIX}/`) ? findRoute(path.slice(API_PREFIX.length)) : undefined;
       if (!found) throw new HttpFailure(404, M.noSuchRoute(logPath));
       const { route, params } = found;
       const handler = route.methods[readMethod];

@@ -130,7 +130,8 @@ async function replaceStore(
     } catch (error) {
       if (!(error instanceof StoreDamagedError)) throw error;
     }
-    const next = Math.max(highest, await highestGenerationIn(target)) + 1;
+    for (const name of await readdir(target)) highest = Math.max(highest, generationOfFile(name) ?? 0);
+    const next = highest + 1;
     // A new instance before the switch: a crash in between leaves the old content under a new
     // id, so a sync memory of it is not used (everything sent again), never the reverse. A
     // failure seen before the switch puts the old id back: the old content stays as it was.
@@ -188,11 +189,4 @@ export async function removeLeftovers(dir: string, keepGeneration: number): Prom
     }
   }
   if (removed) await fsyncDirectory(dir);
-}
-
-/** The highest generation any snapshot or journal file in `dir` belongs to (0: none). */
-export async function highestGenerationIn(dir: string): Promise<number> {
-  let highest = 0;
-  for (const name of await readdir(dir)) highest = Math.max(highest, generationOfFile(name) ?? 0);
-  return highest;
 }

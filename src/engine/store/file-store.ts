@@ -22,7 +22,7 @@ import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease, type LeaseTiming } from './lock-lease.js';
 import { journalFileName, ManifestReader, readManifest, snapshotFileName } from './manifest.js';
-import { nextHead, standingOf, unrecordedHead, writeHistory } from './store-head.js';
+import { nextHead, openStoreFile, standingOf, unrecordedHead, writeHistory } from './store-head.js';
 import type { StoreHead } from '../../port/integration-api.js';
 import { readSnapshot } from './snapshot.js';
 import { readStoreInstance } from './store-instance.js';
@@ -299,12 +299,7 @@ class FileStore implements Store {
       return this.usePathJournal(opened.fd);
     }
     if (opened !== undefined) closeSync(opened.fd);
-    const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
-      (error: unknown) => {
-        if (systemErrorCode(error) === 'ENOENT') return undefined;
-        throw storeFileUnreadable(path, error);
-      },
-    );
+    const journal = await openStoreFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {});
     const same =
       journal !== undefined &&
       (headAt(
@@ -472,11 +467,8 @@ export async function readStoreHead(dir: string, asked: readonly string[] = []):
     const first = head ?? unrecordedHead(generation, await readStoreInstance(dir));
     const position: JournalPosition = { offset: 0, lines: 0, last: 0, head: first, heads: new Set([first]) };
     const path = join(dir, journalFileName(generation));
-    const journal = await openRegularFile(path).catch((error: unknown) => {
-      // A compaction by another process switched generations between the reads: read again.
-      if (systemErrorCode(error) === 'ENOENT' && attempt < 5) return undefined;
-      throw storeFileUnreadable(path, error);
-    });
+    // Not there: a compaction by another process switched generations between the reads: read again.
+    const journal = await openStoreFile(path, {}, attempt < 5);
     if (journal === undefined) continue;
     try {
       await replayJournal(journal, path, position, () => undefined, false);

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../../system/atomic-file.js';
-import { openRegularFile } from '../../system/regular-file.js';
+import { openRegularFile, type RegularOpenOptions } from '../../system/regular-file.js';
 import { streamLines } from '../../system/file-lines.js';
 import { decodeJournalLine } from './journal.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
@@ -32,15 +32,20 @@ export const unrecordedHead = (generation: number, instance: string | undefined)
 export const headsFileName = (generation: number): string => `heads-${generation}.ndjson`;
 export const serialsFileName = (generation: number): string => `serials-${generation}.ndjson`;
 
+/** A store's file, regular files only; undefined where it is not there and `absent` allows that, else unreadable. */
+export async function openStoreFile(path: string, options: RegularOpenOptions = {}, absent = true) {
+  return openRegularFile(path, options).catch((error: unknown) => {
+    if (absent && systemErrorCode(error) === 'ENOENT') return undefined;
+    throw storeFileUnreadable(path, error);
+  });
+}
+
 /**
  * Each line of a store's JSON-lines file, parsed (a bad one: StoreDamagedError at its line); none if `optional`
  * and absent.
  */
 async function eachJsonLine(path: string, optional: boolean, each: (value: unknown) => unknown): Promise<void> {
-  const handle = await openRegularFile(path).catch((error: unknown) => {
-    if (optional && systemErrorCode(error) === 'ENOENT') return undefined;
-    throw storeFileUnreadable(path, error);
-  });
+  const handle = await openStoreFile(path, {}, optional);
   if (handle === undefined) return;
   try {
     await streamLines(handle, (line) => {
@@ -55,13 +60,6 @@ async function eachJsonLine(path: string, optional: boolean, each: (value: unkno
   } finally {
     await handle.close();
   }
-}
-
-/** Every head the store kept from before `generation` began, its first head last (none: never compacted). */
-async function readEarlierHeads(dir: string, generation: number): Promise<string[]> {
-  const heads: string[] = [];
-  await eachJsonLine(join(dir, headsFileName(generation)), true, (head) => heads.push(head as string));
-  return heads;
 }
 
 /**
@@ -84,7 +82,9 @@ async function readHistory(
   generation: number,
   first: string,
 ): Promise<{ heads: string[]; end: SerialsEnd | undefined; from: number }> {
-  const heads = await readEarlierHeads(dir, generation);
+  // Every head the store kept from before `generation` began, its first head last (none: never compacted).
+  const heads: string[] = [];
+  await eachJsonLine(join(dir, headsFileName(generation)), true, (head) => heads.push(head as string));
   const end = heads.length === 0 ? undefined : await readSerialsEnd(join(dir, serialsFileName(generation)));
   return end?.head === first
     ? { heads, end, from: end.from }
@@ -93,10 +93,7 @@ async function readHistory(
 
 /** The end line of a serials file (its last 4 KiB read); none: no such file, or not one. */
 async function readSerialsEnd(path: string): Promise<SerialsEnd | undefined> {
-  const handle = await openRegularFile(path).catch((error: unknown) => {
-    if (systemErrorCode(error) === 'ENOENT') return undefined;
-    throw storeFileUnreadable(path, error);
-  });
+  const handle = await openStoreFile(path);
   if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
