@@ -76,6 +76,8 @@ export interface CommandDeps {
   platform?: NodeJS.Platform;
   /** The remote client's wait between attempts (backoff, Retry-After, login's check); the real timer when absent. */
   retrySleep?: import('../api/flow-control.js').Sleep;
+  /** Set by `examctl apply`: its --report as typed, said so (the run's cwd is the plan's, so it gets the full path). */
+  reportName?: string;
   /** Set by `examctl apply`: the plan each request must be (docs/plan.md, "Apply"). */
   applying?: import('../runs/plan-document.js').PlanGuard;
 }
