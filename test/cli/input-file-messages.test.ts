@@ -18,6 +18,8 @@ async function run(dir: string, args: string[]): Promise<{ code: number; stdout:
 
 /** The local header of a zip entry, as an .xlsx workbook starts. */
 const WORKBOOK_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00]);
+/** A stored entry's header (`zip -0`): its version byte 10 is a line feed. */
+const STORED_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00]);
 
 describe('input files named wrongly', () => {
   it.each([
@@ -37,14 +39,19 @@ describe('input files named wrongly', () => {
     }),
   );
 
-  it.each(['users.csv', 'users.json', 'users.txt'])(
-    'a workbook saved as %s is called a zip archive, to be named .xlsx',
-    (name) =>
+  it.each([
+    ['users.csv', WORKBOOK_HEAD],
+    ['users.json', WORKBOOK_HEAD],
+    ['users.txt', WORKBOOK_HEAD],
+    ['users.csv', STORED_HEAD],
+  ])(
+    'a workbook saved as %s is called a zip archive, to be named .xlsx, with no line number (a zip has no lines)',
+    (name, head) =>
       withTempDir(async (dir) => {
-        await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
+        await writeFile(join(dir, name), Buffer.concat([head, Buffer.from('[Content_Types].xml')]));
         const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
         expect(said.code, said.stderr).toBe(2);
-        expectCoded(said.stderr, 'E2100', `${name}:1`, 'zip archive', '.xlsx');
+        expectCoded(said.stderr, 'E2100', `${name}: not a text file`, 'zip archive', '.xlsx');
       }),
   );
 
