@@ -55,6 +55,18 @@ describe('input files named wrongly', () => {
       }),
   );
 
+  it('a header-only CSV is a valid empty input: exit 0, 0 items, nothing sent; an empty one is exit 2 at line 1 (docs/input-formats.md)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\n');
+      const headerOnly = await run(dir, ['user', 'sync', '--file', 'users.csv', '--json']);
+      expect(headerOnly.code, headerOnly.stderr).toBe(0);
+      expect(JSON.parse(headerOnly.stdout).summary).toEqual({ total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+      await writeFile(join(dir, 'empty.csv'), '');
+      const empty = await run(dir, ['user', 'sync', '--file', 'empty.csv']);
+      expect(empty.code, empty.stderr).toBe(2);
+      expectCoded(empty.stderr, 'E2100', 'empty.csv:1', 'no header row');
+    }));
+
   it('a --schedule file or a JSON id list of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
     withTempDir(async (dir) => {
       const keys = Array.from({ length: 16_385 }, (_, i) => `"${i.toString(16)}":1`).join(',');
