@@ -4,7 +4,7 @@ import type { TextSink } from '../system/text-sink.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import type { RecordKind } from '../domain/columns.js';
-import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
+import { promptsOffBy } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
 
@@ -84,17 +84,18 @@ export interface CommandDeps {
 
 export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
 
-export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
-  return options.input === false || isCiEnvironment(deps.env);
-}
-
 /** `--json`'s one document on stdout: every command prints its own through here. */
 export function printJson(deps: CommandDeps, document: unknown, indent?: number): void | Promise<void> {
   return deps.stdout.write(`${JSON.stringify(document, null, indent)}\n`);
 }
 
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
-  return canPrompt({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
+  return promptsOff(options, deps) === undefined;
+}
+
+/** What turned prompts off (`--no-input`, `CI=true`, `no terminal`); undefined: they are on. */
+export function promptsOff(options: GlobalOptions, deps: CommandDeps): string | undefined {
+  return promptsOffBy({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
 }
 
 export function promptIoOf(deps: CommandDeps) {
