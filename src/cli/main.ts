@@ -104,7 +104,8 @@ process.on('beforeExit', () => {
         : 'examctl: E7000: internal error: the command stopped before it ended (run with --debug for details)\n',
     );
   }
-  process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;
+  // Left now: the prompt library rejects on exit, and its interrupt would be said a second time.
+  process.exit(atPrompt ? ExitCode.Interrupted : ExitCode.Internal);
 });
 
 /**

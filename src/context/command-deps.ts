@@ -4,7 +4,7 @@ import type { TextSink } from '../system/text-sink.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import type { RecordKind } from '../domain/columns.js';
-import { isCiEnvironment } from '../terminal/prompt-state.js';
+import { promptsOffBy } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
 
@@ -76,15 +76,13 @@ export interface CommandDeps {
   platform?: NodeJS.Platform;
   /** The remote client's wait between attempts (backoff, Retry-After, login's check); the real timer when absent. */
   retrySleep?: import('../api/flow-control.js').Sleep;
+  /** Set by `examctl apply`: its --report as typed, said so (the run's cwd is the plan's, so it gets the full path). */
+  reportName?: string;
   /** Set by `examctl apply`: the plan each request must be (docs/plan.md, "Apply"). */
   applying?: import('../runs/plan-document.js').PlanGuard;
 }
 
 export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
-
-export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
-  return options.input === false || isCiEnvironment(deps.env);
-}
 
 /** `--json`'s one document on stdout: every command prints its own through here. */
 export function printJson(deps: CommandDeps, document: unknown, indent?: number): void | Promise<void> {
@@ -93,7 +91,12 @@ export function printJson(deps: CommandDeps, document: unknown, indent?: number)
 
 /** The one rule for asking: a terminal, and neither --no-input nor CI=true. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
-  return deps.isTTY === true && !noInput(options, deps);
+  return promptsOff(options, deps) === undefined;
+}
+
+/** What turned prompts off (`--no-input`, `CI=true`, `no terminal`); undefined: they are on. */
+export function promptsOff(options: GlobalOptions, deps: CommandDeps): string | undefined {
+  return promptsOffBy({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
 }
 
 export function promptIoOf(deps: CommandDeps) {

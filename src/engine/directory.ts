@@ -13,12 +13,13 @@ import type {
   ScheduleLinks,
 } from '../port/local-directory.js';
 import type { ApiErrorEntry } from '../domain/envelope.js';
-import type { ScheduleRequest } from '../domain/types.js';
+import type { CollectionRequest, ScheduleRequest } from '../domain/types.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import { byKey } from '../domain/key-order.js';
 import { userView } from './user-rules.js';
 import { changedFieldsOf } from './decision.js';
 import { decideSchedule } from './schedule-rules.js';
+import { decideCollection } from './collection-rules.js';
 import { OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
@@ -52,6 +53,7 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
       return schedule ? scheduleLinks(schedule) : null;
     },
     scheduleChanges: (request) => scheduleChanges(view(), request),
+    collectionChanges: (request) => collectionChanges(view(), request),
   };
 }
 
@@ -70,10 +72,31 @@ function scheduleChanges(state: EngineView, request: ScheduleRequest): ReturnTyp
   if (key === undefined || state.get('schedules', key) === undefined) return null;
   const inputs = { generatedScheduleExtId: key, tokens: [], passwords: [] };
   const { result, changes } = decideSchedule(state, { ...request, Upsert: true }, inputs, BEFORE_ANY_START);
-  // The engine's own refusal lists its problems (refuse, errorEntries).
-  if (!result.envelope.Success) return { refused: (result.envelope.Errors as ApiErrorEntry[])[0]?.Message ?? '' };
+  if (!result.envelope.Success) return refusalOf(result.envelope);
   const own = changes.filter((change) => change.collection === 'schedules');
   return { changed: changedFieldsOf(state, { collection: 'schedules', key }, own) };
+}
+
+/** The first reason of the engine's own refusal (refuse, errorEntries). */
+const refusalOf = (envelope: { Errors?: unknown }) => ({
+  refused: (envelope.Errors as ApiErrorEntry[])[0]?.Message ?? '',
+});
+
+/**
+ * The stored collection's fields `request` would give it, decided as `collection add` decides it over the store
+ * without that collection, so a field the request leaves out counts as the engine fills it (the owner, its default).
+ */
+function collectionChanges(
+  state: EngineView,
+  request: CollectionRequest,
+): ReturnType<LocalDirectory['collectionChanges']> {
+  const key = request.ExternalId;
+  if (key === undefined || state.get('collections', key) === undefined) return null;
+  const without = new OverlayView(() => state);
+  without.apply([{ collection: 'collections', key, value: null }]);
+  const { result, changes } = decideCollection(without, request, key);
+  if (!result.envelope.Success) return refusalOf(result.envelope);
+  return { changed: changedFieldsOf(state, { collection: 'collections', key }, changes) };
 }
 
 /** The same directory over a world file: a dry run's overlay of its entities over an empty store. */

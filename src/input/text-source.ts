@@ -152,14 +152,10 @@ export async function* readUtf8Chunks(
       return flagged(new TextDecoder(utf16).decode(head)) ? named : NO_BOM;
     };
     const check = (chunk: Buffer, last: boolean): Buffer => {
-      // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
+      // A NUL byte: refused on its own line (a stray one in a text file is found where it is); a zip has no lines.
       const nul = chunk.indexOf(0);
-      if (nul !== -1)
-        throw refused(
-          chunk,
-          nul,
-          head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? noBom() : BINARY,
-        );
+      if (nul !== -1 && head.indexOf('PK\u0003\u0004') === 0) throw new InputFileError(file, undefined, WORKBOOK);
+      if (nul !== -1) throw refused(chunk, nul, looksUtf16(head) ? noBom() : BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;

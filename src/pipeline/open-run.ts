@@ -1,6 +1,7 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import { UsageError } from '../system/errors.js';
-import { confirmed, noInput, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { confirmed, promptsOff, type CommandDeps } from '../context/command-deps.js';
+import { promptsOffWords } from '../terminal/prompt-state.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
 import { openRunReport } from './report-sinks.js';
@@ -102,11 +103,14 @@ async function confirmRemote(
   if (target.kind !== 'remote' || options.yes) return;
   // No token anywhere: said before a person is asked to confirm a send that could not happen.
   if (target.tokenSource === undefined) throw noTokenError();
-  if (!promptsAllowed(options, deps)) {
-    const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
-    throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`, {
-      code: 'E2005',
-    });
+  const off = promptsOff(options, deps);
+  if (off !== undefined) {
+    throw new UsageError(
+      `sending to remote ${target.baseUrl} needs confirmation: add --yes (${promptsOffWords(off)})`,
+      {
+        code: 'E2005',
+      },
+    );
   }
   // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
   // Counted only now: a job that groups records (schedule push) reads its input again for it.

@@ -99,7 +99,7 @@ class GuardedFileSink implements ReportSink {
 
   constructor(
     private readonly inner: ReportSink,
-    private readonly path: string,
+    readonly path: string,
   ) {}
 
   item(entry: ReportEntry): void | Promise<void> {
@@ -164,6 +164,8 @@ export async function openRunReport(
   let fileBuffer: BufferedSink | undefined;
   let xlsx: XlsxReportWriter | undefined;
   if (options.report !== undefined) {
+    // The name the user typed, said in the summary; apply's run is given the path resolved from where it was typed.
+    const named = deps.reportName ?? options.report;
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
     // A failed night's report moved aside may be this run's input: kept.
@@ -185,12 +187,12 @@ export async function openRunReport(
       );
       xlsx = workbook.sink;
       file = workbook;
-      guarded = new GuardedFileSink(workbook.sink, options.report);
+      guarded = new GuardedFileSink(workbook.sink, named);
     } else {
       const text = await openReportFile(path, earlier);
       file = text;
       fileBuffer = new BufferedSink(text.sink);
-      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);
+      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), named);
     }
     sinks.push(guarded);
   }
@@ -201,7 +203,7 @@ export async function openRunReport(
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
   sinks.push(
     new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), {
-      reportFile: () => (guarded?.failure === undefined ? options.report : undefined),
+      reportFile: () => (guarded?.failure === undefined ? guarded?.path : undefined),
       ...(options.report !== undefined && reportFormatOf(options.report) === 'html'
         ? { reportPage: pathToFileURL(resolve(deps.cwd, options.report)).href }
         : {}),

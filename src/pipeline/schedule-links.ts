@@ -3,7 +3,7 @@ import type { OpenDirectory, ScheduleLinks } from '../port/local-directory.js';
 import { UsageError } from '../system/errors.js';
 import { csvLine, withUtf8Bom } from '../formats/csv-cell.js';
 import { describeTarget } from '../report/report-writers.js';
-import { printJson, promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { printJson, promptIoOf, promptsOff, type CommandDeps } from '../context/command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { openStoreDirectory } from '../context/target.js';
 import type { ResolvedTarget, TargetOf } from '../context/resolved-target.js';
@@ -72,7 +72,8 @@ async function linksTable(links: ScheduleLinks, options: { width?: number; color
 
 async function pickSchedule(directory: OpenDirectory, options: LinksFlags, deps: CommandDeps): Promise<string> {
   const { missingValue, promptSchedule } = await import('../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue('<ScheduleExtId>');
+  const off = promptsOff(options, deps);
+  if (off !== undefined) throw missingValue('<ScheduleExtId>', off);
   return promptSchedule(directory.schedules(), promptIoOf(deps));
 }
 

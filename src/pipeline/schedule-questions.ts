@@ -9,7 +9,7 @@ import { normalizeColumnName } from '../domain/field-names.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import type { RecordShaping } from '../input/field-map.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { promptIoOf, promptsOff, type CommandDeps } from '../context/command-deps.js';
 import { openTargetDirectory } from '../context/target.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import type { ScheduleFieldName, StoreChoices } from '../terminal/prompts.js';
@@ -106,7 +106,8 @@ export async function completeRequiredFields(
   if (missing.length === 0) return undefined;
   const { missingValue, promptScheduleFields } = await import('../terminal/prompts.js');
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]);
-  if (!promptsAllowed(options, deps)) throw missingValue(flags.join(', '));
+  const off = promptsOff(options, deps);
+  if (off !== undefined) throw missingValue(flags.join(', '), off);
   await say(
     deps,
     `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags.join(' ')})`,

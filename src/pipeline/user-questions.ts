@@ -1,7 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { UserRequest } from '../domain/types.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { promptIoOf, promptsOff, type CommandDeps } from '../context/command-deps.js';
 import { openTargetDirectory } from '../context/target.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { say } from '../formats/terminal-text.js';
@@ -43,7 +43,8 @@ export async function syncPromptedUser(
 
 async function askUser(options: GlobalOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
   const { missingValue, promptUser } = await import('../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue('--file');
+  const off = promptsOff(options, deps);
+  if (off !== undefined) throw missingValue('--file', off);
   return promptOneUser(deps, target, promptUser);
 }
 

@@ -1,4 +1,4 @@
-import type { ScheduleRequest } from '../domain/types.js';
+import type { CollectionRequest, ScheduleRequest } from '../domain/types.js';
 import type { StoredUserView } from '../domain/user.js';
 import type { WorldCandidate, WorldMembership, WorldSchedule, WorldUser } from '../domain/world.js';
 /**
@@ -30,6 +30,11 @@ export interface LocalDirectory {
    * when the store would refuse it, with its first reason; null when there is no such schedule.
    */
   scheduleChanges(request: ScheduleRequest): { changed: string[] } | { refused: string } | null;
+  /**
+   * The stored collection's fields that `request` would give it were it made anew (`collection add` cannot update
+   * one); `refused` when the store would refuse it, with its first reason; null when there is no such collection.
+   */
+  collectionChanges(request: CollectionRequest): { changed: string[] } | { refused: string } | null;
 }
 
 /** The LocalDirectory an open API has beside it: the local engine's (LocalEngine); a remote client has none. */

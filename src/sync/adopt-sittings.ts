@@ -4,11 +4,12 @@
  */
 import { ErrorCode } from '../domain/codes.js';
 import type { PreparedSchedule } from '../domain/sittings.js';
+import type { CollectionRequest } from '../domain/types.js';
 import type { UserRequest } from '../domain/user.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { namedFirst } from '../formats/number-format.js';
-import { scheduleEntryOf, type AdoptInput } from './adopt.js';
+import { collectionEntryOf, scheduleEntryOf, type AdoptInput } from './adopt.js';
 import { storedBefore, userChanges } from './user-changes.js';
 
 /** How many missing candidates a refusal names. */
@@ -74,6 +75,13 @@ function otherValues(fields: readonly string[], given: string, sender: string): 
 /** What the local store does not hold as the input gives it (9xxx NotOnLocalStore), `field` naming where. */
 const notHeld = (field: string, message: string): Problem => ({ field, code: ErrorCode.NotOnLocalStore, message });
 
+/** A request the local store would refuse (its first `reason`): not adopted. */
+const wouldRefuse = (field: string, reason: string, sender: string): Problem =>
+  notHeld(
+    field,
+    `the local store would refuse this request (${reason}), so it cannot be compared with what the store holds: not adopted (${sender}, and says why it fails)`,
+  );
+
 /**
  * scheduleEntryOf, checked against a local store's `directory` (null: remote): a schedule with candidates missing or
  * values that the next `schedule push --upsert` would change (LocalDirectory.scheduleChanges) is not adopted.
@@ -96,11 +104,26 @@ export function sittingsOnStore(
         'CandidateExtId',
         `${missing.length} of its candidates are not on the local store's schedule (${namedFirst(missing, NAMED)}): ${never} (schedule push sends them with --upsert)`,
       );
-    if ('refused' in compared)
-      return notHeld(
-        'ScheduleExtId',
-        `the local store would refuse this request (${compared.refused}), so it cannot be compared with what the store holds: not adopted (${sender}, and says why it fails)`,
-      );
+    if ('refused' in compared) return wouldRefuse('ScheduleExtId', compared.refused, sender);
+    return compared.changed.length === 0 ? entry : otherValues(compared.changed, 'the file', sender);
+  };
+}
+
+/**
+ * collectionEntryOf, checked against a local store's `directory` (null: remote): a collection it does not hold, or
+ * holds with other values than `collection add` of the file would make (LocalDirectory.collectionChanges), is not
+ * adopted.
+ */
+export function collectionsOnStore(
+  directory: Pick<LocalDirectory, 'collectionChanges'> | null,
+): EntryOf<CollectionRequest> {
+  const sender = 'collection add sends it';
+  return (request) => {
+    const entry = collectionEntryOf(request);
+    if (directory === null || 'message' in entry) return entry;
+    const compared = directory.collectionChanges(request);
+    if (compared === null) return notHeld('ExternalId', `not on the local store: ${never} (${sender})`);
+    if ('refused' in compared) return wouldRefuse('ExternalId', compared.refused, sender);
     return compared.changed.length === 0 ? entry : otherValues(compared.changed, 'the file', sender);
   };
 }

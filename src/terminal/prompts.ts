@@ -3,7 +3,7 @@
  * so (docs/human.md, "When examctl asks"): on stderr, each answer checked at once.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
-import { promptClosed, promptOpened } from './prompt-state.js';
+import { promptClosed, promptOpened, promptsOffWords } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, input, password, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
@@ -24,12 +24,9 @@ interface PromptIo {
   signal?: AbortSignal;
 }
 
-/** Why nothing was asked: said by every usage error for a value not given while prompts are off. */
-export const PROMPTS_OFF = 'prompts are off: no TTY, --no-input or CI=true';
-
-/** The usage error for a required value that was not given while prompts are off. */
-export function missingValue(flag: string): UsageError {
-  return new UsageError(`missing ${flag} (${PROMPTS_OFF})`);
+/** The usage error for a required value that was not given while prompts are off (`off`: what turned them off). */
+export function missingValue(flag: string, off: string): UsageError {
+  return new UsageError(`missing ${flag} (${promptsOffWords(off)})`);
 }
 
 /** Inquirer ends its output stream after each prompt: a wrapper takes that end, so the caller's stays usable. */

@@ -548,15 +548,15 @@ describe('invigilators remove', () => {
   it('no id while prompts are off (--no-input, CI=true, no terminal) is exit 2 naming code 100, as every list without ids', async () => {
     await withTempDir(async (dir) => {
       const runs = [
-        await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--no-input'], { isTTY: true }),
-        await cli(dir, ['invigilators', 'remove', 'S-FUTURE'], { isTTY: true }, { CI: 'true' }),
-        await cli(dir, ['invigilators', 'remove', 'S-FUTURE']),
-      ];
-      for (const run of runs) {
+        [await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--no-input'], { isTTY: true }), '--no-input'],
+        [await cli(dir, ['invigilators', 'remove', 'S-FUTURE'], { isTTY: true }, { CI: 'true' }), 'CI=true'],
+        [await cli(dir, ['invigilators', 'remove', 'S-FUTURE']), 'no terminal'],
+      ] as const;
+      for (const [run, off] of runs) {
         expect(run.code).toBe(2);
         // The sentence docs/human.md, "When examctl asks" shows.
         expect(run.stderr).toContain(
-          'no invigilator user ids: give them as arguments or with --file (prompts are off: no TTY, --no-input or CI=true; the API refuses an empty list with code 100 (request body null or empty); nothing was sent)',
+          `no invigilator user ids: give them as arguments or with --file (prompts are off: ${off}; the API refuses an empty list with code 100 (request body null or empty); nothing was sent)`,
         );
       }
     });

@@ -18,6 +18,8 @@ async function run(dir: string, args: string[]): Promise<{ code: number; stdout:
 
 /** The local header of a zip entry, as an .xlsx workbook starts. */
 const WORKBOOK_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00]);
+/** A stored entry's header (`zip -0`): its version byte 10 is a line feed. */
+const STORED_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00]);
 
 describe('input files named wrongly', () => {
   it.each([
@@ -37,16 +39,33 @@ describe('input files named wrongly', () => {
     }),
   );
 
-  it.each(['users.csv', 'users.json', 'users.txt'])(
-    'a workbook saved as %s is called a zip archive, to be named .xlsx',
-    (name) =>
+  it.each([
+    ['users.csv', WORKBOOK_HEAD],
+    ['users.json', WORKBOOK_HEAD],
+    ['users.txt', WORKBOOK_HEAD],
+    ['users.csv', STORED_HEAD],
+  ])(
+    'a workbook saved as %s is called a zip archive, to be named .xlsx, with no line number (a zip has no lines)',
+    (name, head) =>
       withTempDir(async (dir) => {
-        await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
+        await writeFile(join(dir, name), Buffer.concat([head, Buffer.from('[Content_Types].xml')]));
         const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
         expect(said.code, said.stderr).toBe(2);
-        expectCoded(said.stderr, 'E2100', `${name}:1`, 'zip archive', '.xlsx');
+        expectCoded(said.stderr, 'E2100', `${name}: not a text file`, 'zip archive', '.xlsx');
       }),
   );
+
+  it('a header-only CSV is a valid empty input: exit 0, 0 items, nothing sent; an empty one is exit 2 at line 1 (docs/input-formats.md)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\n');
+      const headerOnly = await run(dir, ['user', 'sync', '--file', 'users.csv', '--json']);
+      expect(headerOnly.code, headerOnly.stderr).toBe(0);
+      expect(JSON.parse(headerOnly.stdout).summary).toEqual({ total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+      await writeFile(join(dir, 'empty.csv'), '');
+      const empty = await run(dir, ['user', 'sync', '--file', 'empty.csv']);
+      expect(empty.code, empty.stderr).toBe(2);
+      expectCoded(empty.stderr, 'E2100', 'empty.csv:1', 'no header row');
+    }));
 
   it('a --schedule file or a JSON id list of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
     withTempDir(async (dir) => {

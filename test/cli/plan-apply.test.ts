@@ -88,6 +88,8 @@ describe('plan then apply (docs/plan.md)', () => {
       await mkdir(elsewhere);
       const applied = await cli(['apply', join(dir, 'plan.json'), '--report', 'applied.json'], { cwd: elsewhere });
       expect(applied.code, applied.stderr).toBe(0);
+      // Named as typed, as every other run names its report.
+      expect(applied.stderr).toMatch(/^report written to applied\.json$/m);
       const report = JSON.parse(await readFile(join(elsewhere, 'applied.json'), 'utf8'));
       const reported = report.items as Item[];
       expect(byAction(reported, 'updated').sort()).toEqual(['stu-2001', 'stu-2002']);

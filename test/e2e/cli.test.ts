@@ -191,6 +191,18 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });
   });
+
+  it.skipIf(!hasScript)(
+    "Ctrl-D at login's token prompt is said once (the prompt library's own exit is not said again)",
+    async () => {
+      await inTempDir(async (dir) => {
+        const args = ['login', '--profile', 'p', '--base-url', 'http://127.0.0.1:9'];
+        const ended = await onTerminal(dir, args, /EAPI token for/, '\x04');
+        expect(ended.status).toBe('130');
+        expect(ended.screen.match(/E1302/g)).toHaveLength(1);
+      });
+    },
+  );
 });
 
 describe('a workbook on stdout that cannot be written', () => {

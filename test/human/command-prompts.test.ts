@@ -149,16 +149,16 @@ describe('user sync on a terminal without --file', () => {
     });
   });
 
-  it('prompts are off with --no-input, with CI=true and without a terminal: a usage error naming the flag', async () => {
+  it('prompts are off with --no-input, with CI=true and without a terminal: a usage error naming the flag and the one that turned them off', async () => {
     await withTempDir(async (dir) => {
-      for (const [argv, deps, env] of [
-        [['user', 'sync', '--no-input'], { isTTY: true }, {}],
-        [['user', 'sync'], { isTTY: true }, { CI: 'true' }],
-        [['user', 'sync'], { isTTY: false }, {}],
+      for (const [argv, deps, env, off] of [
+        [['user', 'sync', '--no-input'], { isTTY: true }, {}, '--no-input'],
+        [['user', 'sync'], { isTTY: true }, { CI: '1' }, 'CI=1'],
+        [['user', 'sync'], { isTTY: false }, {}, 'no terminal'],
       ] as const) {
         const result = await cli(dir, [...argv], deps, env);
         expect(result.code).toBe(2);
-        expectCoded(result.stderr, 'E2000', 'missing --file');
+        expectCoded(result.stderr, 'E2000', 'missing --file', `(prompts are off: ${off})`);
       }
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     });

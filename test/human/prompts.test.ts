@@ -1,9 +1,9 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
 import { promptsAllowed, type CommandDeps } from '../../src/context/command-deps.js';
+import { promptsOffBy } from '../../src/terminal/prompt-state.js';
 import {
   confirmSend,
   missingValue,
-  PROMPTS_OFF,
   promptCollectionTitle,
   promptInvigilatorIds,
   promptInvigilators,
@@ -36,20 +36,24 @@ describe('promptsAllowed', () => {
 });
 
 describe('missingValue', () => {
-  it('is a usage error (exit 2) naming the flag and why nobody was asked', () => {
-    const error = missingValue('--title');
+  it('is a usage error (exit 2) naming the flag and what turned prompts off', () => {
+    const error = missingValue('--title', '--no-input');
     expect(error).toBeInstanceOf(UsageError);
     expect(error.exitCode).toBe(2);
     expect(error.code).toBe('E2000');
-    expect(error.message).toMatch(/^missing --title \(.*TTY.*--no-input.*CI=true\)$/);
+    expect(error.message).toContain('--title');
+    expect(error.message).toContain('--no-input');
   });
 });
 
-describe('missingValue for any flag', () => {
-  it('names the flag it is given, with the one reason prompts are off', () => {
-    const error = missingValue('--schedule');
-    expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe(`missing --schedule (${PROMPTS_OFF})`);
+describe('promptsOffBy', () => {
+  it.each([
+    [{ isTTY: true, noInput: true, env: { CI: 'true' } }, '--no-input'],
+    [{ isTTY: false, noInput: false, env: { CI: ' yes ' } }, 'CI=yes'],
+    [{ isTTY: false, noInput: false, env: { CI: 'false' } }, 'no terminal'],
+    [{ isTTY: true, noInput: false, env: { CI: '0' } }, undefined],
+  ])('%j: %s, the typed flag first', (settings, off) => {
+    expect(promptsOffBy(settings)).toBe(off);
   });
 });
 

@@ -405,6 +405,10 @@ describe('examctl login', () => {
       ).toBeTruthy();
       expect(stderr.split('--token-file').length).toBe(stderr.split('set-profile prod --token-file').length);
       expect(stderr).toContain('EXAMCTL_TOKEN');
+      // What turned the prompt off: no terminal here; --no-input on one.
+      expectCoded(stderr, 'E2000', '(prompts are off: no terminal)');
+      const typed = await cli(dir, ['login', '--profile', 'prod', '--no-input'], {}, { isTTY: true });
+      expectCoded(typed.stderr, 'E2000', '(prompts are off: --no-input)');
     });
   });
 

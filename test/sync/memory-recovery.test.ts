@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lineWith } from '../support/facts.js';
@@ -223,9 +223,19 @@ describe('the collections examctl sent travel with the memory', () => {
 });
 
 describe('synced adopt-collections', () => {
+  /** A store holding `collection`, made by a run whose memory is elsewhere (this one is lost). */
+  async function madeByAnotherMemory(dir: string, collection: object): Promise<void> {
+    expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
+    writeFileSync(join(dir, 'made.json'), JSON.stringify([collection]));
+    const made = await cli(dir, ['collection', 'add', '--file', 'made.json', ...local()], {
+      EXAMCTL_SYNC_DIR: join(dir, 'other'),
+    });
+    expect(made.code, made.stderr).toBe(0);
+  }
+
   it('records the collections checked on the platform, each with its fields; one without an ExternalId is not adopted (exit 1, named)', () =>
     withTempDir(async (dir) => {
-      expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
+      await madeByAnotherMemory(dir, { ExternalId: 'bio2027', Title: 'Biology 2027' });
       writeFileSync(
         join(dir, 'c.json'),
         JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }, { Title: 'Named anew each run' }]),
@@ -243,6 +253,30 @@ describe('synced adopt-collections', () => {
       );
       expect(memory).toContain('"id":"bio2027"');
       expect(memory).toContain('"s":{"Title":"\\"Biology 2027\\""}');
+    }));
+
+  it('on a local store, as adopt and adopt-schedules: a collection the store does not hold, or holds with other values, is not adopted (9019, named, exit 1)', () =>
+    withTempDir(async (dir) => {
+      await madeByAnotherMemory(dir, { ExternalId: 'chem2027', Title: 'Chemistry' });
+      writeFileSync(
+        join(dir, 'c.json'),
+        JSON.stringify([
+          { ExternalId: 'never2027', Title: 'Never sent' },
+          { ExternalId: 'chem2027', Title: 'Chemistry (renamed)' },
+        ]),
+      );
+      for (const dryRun of [['--dry-run'], []]) {
+        const adopted = await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local(), ...dryRun]);
+        expect(adopted.code, adopted.stderr).toBe(1);
+        expect(lineWith(adopted.stderr, '[never2027]', 'not adopted', '9019', 'not on the local store')).toBeTruthy();
+        expect(lineWith(adopted.stderr, '[chem2027]', 'not adopted', '9019', 'other values (Title)')).toBeTruthy();
+        expect(lineWith(adopted.stderr, ' 0 collections of c.json', '2 rows were not adopted')).toBeTruthy();
+      }
+      const memories = existsSync(join(dir, 'synced')) ? readdirSync(join(dir, 'synced')) : [];
+      for (const memory of memories) {
+        const file = join(dir, 'synced', memory, 'collections.ndjson');
+        if (existsSync(file)) expect(readFileSync(file, 'utf8')).not.toMatch(/never2027|chem2027/);
+      }
     }));
 
   it('is not said to be "older than" the collection runs after it (they put no population on record): no warning on the nights that follow', () =>

@@ -139,6 +139,8 @@ describe.each([
       const refused = await night('real/s', ['a'], ...flags);
       expect(refused.code).toBe(2);
       expectCoded(refused.stderr, 'E2301', ...gone(), advice());
+      // As every refusal after the input was read (docs/ci.md): the item listed skipped, in the report and summary.
+      expect(JSON.parse(refused.stdout).summary).toMatchObject({ total: 1, skipped: 1 });
       const init = await examctl(advice().split(' ').slice(1), dir);
       expect(init.stderr).toContain(
         `note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/`,

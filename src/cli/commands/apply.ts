@@ -62,6 +62,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     cwd: plan.cwd,
     invocation: runOptions,
     ...(reviewed === undefined ? {} : { pipedFile: reviewed, stdinFile: kept.file }),
+    ...(options.report === undefined ? {} : { reportName: options.report }),
     keptOptions: entry.keptOptions,
     commandFlags: entry.keptOptions.names,
     applying: {

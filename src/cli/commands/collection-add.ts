@@ -7,7 +7,7 @@ import { collectionForSending } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { promptIoOf, promptsOff, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { commandName } from '../command-declaration.js';
 import type { RerunInput } from '../../pipeline/record-job.js';
@@ -152,7 +152,8 @@ async function flagRecord(
   let title = flags.title;
   if (title === undefined) {
     const { missingValue, promptCollectionTitle } = await import('../../terminal/prompts.js');
-    if (!promptsAllowed(options, deps)) throw missingValue('--title (or --file)');
+    const off = promptsOff(options, deps);
+    if (off !== undefined) throw missingValue('--title (or --file)', off);
     title = await promptCollectionTitle(promptIoOf(deps));
   }
   const fields: Record<string, unknown> = { Title: title };

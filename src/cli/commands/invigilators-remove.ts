@@ -7,7 +7,7 @@ import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { isOkStatus, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { promptIoOf, promptsOff, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { commandName } from '../command-declaration.js';
 import { unitPerRecord, type RerunInput, type RecordJob, type Unit } from '../../pipeline/record-job.js';
@@ -28,6 +28,7 @@ import {
   type InputFlagOptions,
 } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { promptsOffWords } from '../../terminal/prompt-state.js';
 import { namedFirst } from '../../formats/number-format.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
@@ -222,8 +223,9 @@ async function promptedIds(
   deps: CommandDeps,
   targetOf: TargetOf,
 ): Promise<IdEntry[]> {
-  const { PROMPTS_OFF, promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw noInvigilatorIds(PROMPTS_OFF);
+  const { promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
+  const off = promptsOff(options, deps);
+  if (off !== undefined) throw noInvigilatorIds(promptsOffWords(off));
   const target = await targetOf();
   const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
   let ids: string[];

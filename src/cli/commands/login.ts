@@ -12,7 +12,8 @@ import {
   setProfileToken,
   TOKEN_FILE_MAX_BYTES,
 } from '../../context/config-file.js';
-import { askedSecret, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { askedSecret, promptsOff, type CommandDeps } from '../../context/command-deps.js';
+import { promptsOffWords } from '../../terminal/prompt-state.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
 import { profileDone, sayChanged } from './config.js';
@@ -56,9 +57,10 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         `give ${other} its own first: examctl config set-profile ${other} --token-file <another file>`,
     );
   }
-  if (!options.withToken && !promptsAllowed(options, deps)) {
+  const off = options.withToken ? undefined : promptsOff(options, deps);
+  if (off !== undefined) {
     throw new UsageError(
-      'examctl login prompts for the token and needs a terminal: in scripts ' +
+      `examctl login prompts for the token (${promptsOffWords(off)}): in scripts ` +
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }

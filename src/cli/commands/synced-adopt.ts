@@ -13,7 +13,7 @@ import { RecordSource } from '../../pipeline/record-source.js';
 import { inputPathOf } from '../../pipeline/command-input.js';
 import { fileDigest } from '../../sync/replayed-file.js';
 import { refuseOthersMemoryFile } from '../../context/loose-permissions.js';
-import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
+import { adoptFile, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import { countedKind, type MemoryEntry, type SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
@@ -27,7 +27,7 @@ import type {
 import { collectionAddInput } from './collection-add.js';
 import { WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
-import { sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
+import { collectionsOnStore, sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
 import type { LocalDirectory } from '../../port/local-directory.js';
 import { openTargetDirectory } from '../../context/target.js';
 
@@ -94,13 +94,7 @@ export async function runAdoptCollections(
   const [flags, { file, syncDir, ...globals }] = takeTableFlags(all, WHOLE_FILE_OPTIONS);
   const options = onlyGlobals(globals);
   const input = await collectionAddInput({ file, ...flags, ...globals }, options, deps);
-  return adopt(
-    'collections',
-    { ...input, file, entryOf: () => collectionEntryOf },
-    { ...options, syncDir },
-    deps,
-    target,
-  );
+  return adopt('collections', { ...input, file, entryOf: collectionsOnStore }, { ...options, syncDir }, deps, target);
 }
 
 /** What the command says of the file beside what it adopts: its name, its records and how its units are made. */
