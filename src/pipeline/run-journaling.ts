@@ -6,11 +6,10 @@ import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary 
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { MOST_ASKED_HEADS, type IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
-import { APPLIED_BEFORE_INTERRUPT, type EndReason, type ItemRef } from '../runs/journal-lines.js';
+import { APPLIED_BEFORE_INTERRUPT, digestKey, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
   headsToJudge,
   appliedItem,
-  digestKey,
   fingerprintInput,
   keptButLost,
   recordedFlags,

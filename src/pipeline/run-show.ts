@@ -186,7 +186,7 @@ export async function runInput(
     );
     if (changed !== undefined) return { unlisted: changed };
   }
-  const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);
+  const fileChanged = await changedDigestedFile(record);
   if (fileChanged !== undefined) return { unlisted: fileChanged };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
