@@ -1,6 +1,6 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { devNull } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -14,7 +14,7 @@ import { bomOf } from '../input/text-source.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { unfinishedRunOf } from '../runs/read-run.js';
 import { givenSyncDir } from './state-http.js';
-import { findStore } from './target.js';
+import { defaultSyncDir, findStore } from './target.js';
 import { WORLD_LISTS } from '../engine/view.js';
 import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
@@ -110,7 +110,7 @@ export async function assertNotRead(
   const file = await realpath(path).catch(() => path);
   const [dir, up] = [await id(dirname(file)), await id(dirname(dirname(file)))];
   const runs = resolveRunsDir(given.runsDir as string | undefined, deps.env);
-  const synced = givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced');
+  const synced = givenSyncDir(given.syncDir, deps.env) ?? defaultSyncDir(given.runsDir as string | undefined, deps);
   const ours = [await id((await findStore(given, deps)).store), await id(runs), await id(synced)];
   const listed = await readdir(dirname(file)).catch((): string[] => []);
   const kept = listed.filter((name) => NAMED_FILE.test(name) || MEMORY_FILE.test(name));

@@ -30,6 +30,16 @@ export async function givenPin(flags: PinFlags, deps: CommandDeps): Promise<stri
   return nonEmpty(deps.env.EXAMCTL_PIN);
 }
 
+/**
+ * givenPin's PIN, `typed` naming the flag that gave it, and as `pinField` the value for schedule-input's --pin field
+ * flag: a typed PIN beats the --schedule file's; EXAMCTL_PIN is none of it (only a file without a PIN takes it).
+ */
+export async function typedPin(flags: PinFlags, deps: CommandDeps) {
+  const typed = flags.pin !== undefined ? '--pin' : flags.pinFile !== undefined ? '--pin-file' : undefined;
+  const pin = await givenPin(flags, deps);
+  return { pin, typed, pinField: typed === undefined ? undefined : pin } as const;
+}
+
 async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
   const [{ resolve }, { readSecretFile }] = await Promise.all([import('node:path'), import('./remote-settings.js')]);
   const { text, mode } = await readSecretFile(

@@ -60,9 +60,14 @@ export function memoryPlaceOf(
   if (given !== undefined && isStateAddress(given.value)) return { kind: 'service', address: given.value.trim(), from };
   return {
     kind: 'dir',
-    syncDir: resolve(deps.cwd, given?.value ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')),
+    syncDir: given === undefined ? defaultSyncDir(runsDir, deps) : resolve(deps.cwd, given.value),
     from,
   };
+}
+
+/** The sync directory when neither `--sync-dir` nor EXAMCTL_SYNC_DIR gives one: `synced` beside the runs directory. */
+export function defaultSyncDir(runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
+  return resolve(deps.cwd, dirname(resolveRunsDir(runsDir, deps.env)), 'synced');
 }
 
 /** One directory per target (its LOCK, a memory file per kind), named by a digest of its identity. */

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
 import { INPUT_LIMITS, scanJsonYielding } from '../system/json-scan.js';
-import { cannotReadReason, decodeTextDocument } from '../input/text-source.js';
+import { cannotReadCode, cannotReadReason, decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { readShippedFile } from '../system/shipped-file.js';
@@ -33,8 +33,7 @@ export async function loadWorldFile(file: string): Promise<World> {
     // 256 MiB: read whole, far below V8's longest string.
     bytes = await readShippedFile(file, 256 * 2 ** 20);
   } catch (error) {
-    // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as every input file's.
-    const code = (error as { code?: unknown } | null)?.code === 'ENOENT' ? 'E2101' : 'E2102';
+    const code = cannotReadCode(error);
     throw new UsageError(`cannot read world file ${file}: ${cannotReadReason(error)}`, { cause: error, code });
   }
   // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.

@@ -125,6 +125,9 @@ export function noStatusColumn(file: string): UsageError {
 /** What a report and `review-session show` write for a PIN; never a valid one (docs/cli.md, "Run report"). */
 export const WITHHELD_PIN = 'withheld';
 
+/** The column a report writes WITHHELD_PIN in, and a report fed back gives its PIN in (normalizeColumnName's). */
+export const PIN_KEY = normalizeColumnName('PIN');
+
 /** A PIN cell holding the marker (any case, spaces around: a spreadsheet may respell it). */
 export function isWithheldPin(value: unknown): boolean {
   return typeof value === 'string' && value.trim().toLowerCase() === WITHHELD_PIN;

@@ -6,6 +6,9 @@
  * CR into LF, and exceljs drops the other controls and DEL. Pure.
  */
 
+/** Excel's most characters in a cell: a writer cuts to it, a reader names it. */
+export const EXCEL_CELL_CHARS = 32_767;
+
 /**
  * What a cell's text cannot carry as itself: C0 controls but tab and LF, DEL (exceljs drops
  * it), U+FFFE and U+FFFF (not XML characters), a surrogate without its partner (not encodable

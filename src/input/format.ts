@@ -4,13 +4,13 @@ import { InputFileError } from '../system/errors.js';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
 import { isOkStatus } from '../formats/report-csv-contract.js';
-import type { InputRecord } from './record.js';
+import type { HiddenRows, InputRecord } from './record.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject, requestParts } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
-import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
+import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
 type InputFormat = 'csv' | 'json' | 'xlsx';

@@ -4,6 +4,13 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 
+/** What `--hidden-rows` may say (not in the xlsx reader: every command loads the flag tables). */
+export const HIDDEN_ROWS_CHOICES = ['include', 'skip'] as const;
+export type HiddenRows = (typeof HIDDEN_ROWS_CHOICES)[number];
+
+/** The file a record answered at a prompt names as its source. */
+export const PROMPT_SOURCE = '<prompt>';
+
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
  * opening brace; NDJSON: the line). `index` is the 0-based record index (JSON arrays: the array index). */

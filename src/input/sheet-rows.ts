@@ -3,7 +3,7 @@
  * number format. Rows and cells without an `r` follow the previous one; rows without cells are not passed on.
  */
 import { isTrue, MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
-import { decodeXstring } from '../formats/xstring.js';
+import { decodeXstring, EXCEL_CELL_CHARS } from '../formats/xstring.js';
 import {
   utf8Chunks,
   XmlLimitError,
@@ -203,7 +203,7 @@ class SheetHandler implements XmlHandler {
     else if (this.target === TextTarget.Formula && this.formula.length < 64) this.formula += text;
     if (this.value.length + this.inline.length > MAX_CELL_CHARS) {
       throw new XmlLimitError(
-        `cell ${this.reference()} holds over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+        `cell ${this.reference()} holds over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most ${EXCEL_CELL_CHARS.toLocaleString('en-US')})`,
       );
     }
   }

@@ -28,9 +28,12 @@ function looksUtf16(bytes: Buffer): boolean {
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
 export function cannotRead(file: string, error: unknown, named = file): InputFileError {
-  const missing = (error as { code?: unknown } | null)?.code === 'ENOENT';
-  const code = missing ? 'E2101' : 'E2102';
-  return new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`, code, named);
+  return new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`, cannotReadCode(error), named);
+}
+
+/** A missing file is E2101; any other that cannot be read (a FIFO, a directory, too large, denied) E2102. */
+export function cannotReadCode(error: unknown): 'E2101' | 'E2102' {
+  return (error as { code?: unknown } | null)?.code === 'ENOENT' ? 'E2101' : 'E2102';
 }
 
 /** Why a file could not be read, in the words every input file's message uses (`no such file`). */

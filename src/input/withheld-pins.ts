@@ -7,9 +7,8 @@ import { normalizeColumnName } from '../domain/field-names.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { reportStatusOf } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../formats/report-csv-contract.js';
+import { isOkStatus, isWithheldPin, PIN_KEY, WITHHELD_PIN } from '../formats/report-csv-contract.js';
 
-const PIN_KEY = normalizeColumnName('PIN');
 /** Lines named in the refusal before "and N more". */
 const LINES_SHOWN = 10;
 

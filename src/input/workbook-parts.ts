@@ -3,7 +3,7 @@
  * their state, the date system), the shared strings and the styles, each read by workbook-xml.ts.
  */
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
-import { decodeXstring } from '../formats/xstring.js';
+import { decodeXstring, EXCEL_CELL_CHARS } from '../formats/xstring.js';
 
 interface Relationship {
   id: string;
@@ -100,7 +100,7 @@ function detached(text: string): string {
   return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
 }
 
-/** Longest text of one cell or shared string read (Excel's own limit is 32,767 characters). */
+/** Longest text of one cell or shared string read (Excel's own limit is EXCEL_CELL_CHARS). */
 export const MAX_CELL_CHARS = 1 << 20;
 
 /**
@@ -137,7 +137,7 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer>, maxString
       current += text;
       if (current.length > MAX_CELL_CHARS)
         throw new XmlLimitError(
-          `shared string ${strings.length} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+          `shared string ${strings.length} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most ${EXCEL_CELL_CHARS.toLocaleString('en-US')})`,
         );
     },
   });

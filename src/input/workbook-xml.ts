@@ -2,6 +2,7 @@
  * A streaming XML tokenizer for .xlsx parts; what it refuses: docs/input-formats.md, limits table.
  * Attributes are read on demand (`XmlAttributes.get`): building all would cost more than the scan.
  */
+import { EXCEL_CELL_CHARS } from '../formats/xstring.js';
 
 /** The part is not the XML it should be (the caller names the part and, for a sheet, the row). */
 export class XmlSyntaxError extends Error {}
@@ -37,7 +38,7 @@ export function partHandler(spec: Pick<XmlHandler, 'open'> & Partial<Pick<XmlHan
   return new PartHandler(spec.open, spec.close, spec.text);
 }
 
-/** Longest tag or run of text held while waiting for its end (a cell holds at most 32,767 characters). */
+/** Longest tag or run of text held while waiting for its end (a cell holds at most EXCEL_CELL_CHARS). */
 const MAX_TOKEN_CHARS = 4 << 20;
 /** Deepest nesting of elements (a workbook part nests about ten). */
 const MAX_DEPTH = 256;
@@ -227,7 +228,7 @@ export class XmlTokenizer {
     this.rest = at >= length ? '' : source.slice(at);
     if (this.rest.length > MAX_TOKEN_CHARS) {
       throw new XmlLimitError(
-        `a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+        `a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most ${EXCEL_CELL_CHARS.toLocaleString('en-US')})`,
       );
     }
   }

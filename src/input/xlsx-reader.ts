@@ -19,7 +19,7 @@ import {
   type CsvReadOptions,
   type HeaderMapping,
 } from './csv-reader.js';
-import type { InputRecord } from './record.js';
+import type { HiddenRows, InputRecord } from './record.js';
 import { cannotRead, INPUT_CHANGED } from './text-source.js';
 import { plainNumber, readCell } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
@@ -50,9 +50,6 @@ export interface XlsxReadOptions extends CsvReadOptions {
   /** Told the header row a read meets. */
   met?: (header: TableHeader) => void;
 }
-
-const HIDDEN_ROWS_CHOICES = ['include', 'skip'] as const;
-export type HiddenRows = (typeof HIDDEN_ROWS_CHOICES)[number];
 
 /** Hidden rows named in a refusal or a note, at most this many, then counted. */
 const HIDDEN_ROWS_NAMED = 5;

@@ -6,7 +6,7 @@ import type { Problem, Validation } from '../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../domain/types.js';
 import type { Outcome } from './record-job.js';
 import { failureProblems } from './service-answer.js';
-import type { readIdList } from '../input/index.js';
+import type { readIdList } from '../input/id-list.js';
 import { dryRunReportRefused, isDryRunStatus, noStatusColumn } from '../formats/report-csv-contract.js';
 import { UsageError } from '../system/errors.js';
 

@@ -1,5 +1,7 @@
 import type { CsvDialect } from '../formats/csv-cell.js';
-import { countRecordsOf, recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
+import { recordBatches, type BatchedRecords } from '../input/batches.js';
+import { reportStatusOf } from '../input/csv-reader.js';
+import { countRecordsOf } from '../input/format.js';
 import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../input/record.js';
 import {

@@ -1,16 +1,15 @@
 import { ErrorCode } from '../domain/codes.js';
 import { createHash } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { MOST_ASKED_HEADS, type IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
-import { APPLIED_BEFORE_INTERRUPT, type EndReason, type ItemRef } from '../runs/journal-lines.js';
+import { APPLIED_BEFORE_INTERRUPT, digestKey, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
   headsToJudge,
   appliedItem,
-  digestKey,
   fingerprintInput,
   keptButLost,
   recordedFlags,
@@ -33,7 +32,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
-import { storeHead, storeInstance } from '../context/target.js';
+import { defaultSyncDir, storeHead, storeInstance } from '../context/target.js';
 import { chosenId } from '../runs/run-id.js';
 import { FILES_READ, PROFILE_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
@@ -276,7 +275,7 @@ export async function startJournaling(
           ...(profiled ? { baseUrl: profiled } : {}),
           mapFileSha256: mapped,
         };
-  const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
+  const fed = givenSyncDir ?? defaultSyncDir(options.runsDir, deps);
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await storeInstance(target.report);
   const head = await startHead();

@@ -11,7 +11,7 @@ import type { ReportItem, SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import type { InputRecord } from '../input/record.js';
-import type { TableHeader } from '../input/index.js';
+import type { TableHeader } from '../input/batches.js';
 import { say } from '../formats/terminal-text.js';
 import { formatCount } from '../formats/number-format.js';
 import { checkReportOption, openRunReport, type RunTimes } from './report-sinks.js';
@@ -186,7 +186,7 @@ export async function runInput(
     );
     if (changed !== undefined) return { unlisted: changed };
   }
-  const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);
+  const fileChanged = await changedDigestedFile(record);
   if (fileChanged !== undefined) return { unlisted: fileChanged };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;

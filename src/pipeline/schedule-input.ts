@@ -17,7 +17,7 @@ import { isGiven, unknownFieldProblem } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { readRecordDates, readTypedDateTime, writtenTime, type WrittenTime } from '../domain/local-time.js';
 import { InputFileError, UsageError } from '../system/errors.js';
-import { keepingHeader } from '../input/index.js';
+import { keepingHeader } from '../input/batches.js';
 import { isScheduleRequestRecord, type InputRecord, type SourceRef } from '../input/record.js';
 import { readScheduleFile } from '../input/schedule-file.js';
 import type { RecordShaping } from '../input/field-map.js';

@@ -7,10 +7,9 @@ import type { TargetOf } from '../context/resolved-target.js';
 import { say } from '../formats/terminal-text.js';
 import type { Outcome, RecordJob, RunOptions } from './record-job.js';
 import { runPipeline } from './run-pipeline.js';
+import { PROMPT_SOURCE } from '../input/record.js';
 
 /* `examctl user sync` without --file: one user asked for at prompts, and again after a failed send (docs/human.md). */
-
-const PROMPT_SOURCE = '<prompt>';
 
 /** Sends the user asked at prompts with `job`; after a failed send, offers to correct the answers and sends again. */
 export async function syncPromptedUser(

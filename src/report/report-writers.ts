@@ -16,6 +16,7 @@ import {
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import {
   addedColumnsOf,
+  PIN_KEY,
   reportRunOf,
   SOURCE_COLUMNS,
   statusCell,
@@ -234,7 +235,6 @@ export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'
 
 /** Secret columns: kept in the header, cells emptied or withheld (docs/cli.md, "Run report"). */
 const PASSWORD_KEY = normalizeColumnName('Password');
-const PIN_KEY = normalizeColumnName('PIN');
 
 /** What the CSV report does with an input column. */
 export const enum Column {

@@ -1,7 +1,7 @@
 /** examctl's own .xlsx writer, each sheet streamed row by row: docs/input-formats.md, "The .xlsx run report". */
 import type { Writable } from 'node:stream';
 import { columnLetters, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../input/sheet-rows.js';
-import { encodeXstring } from '../formats/xstring.js';
+import { EXCEL_CELL_CHARS, encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
 import { formatCount } from '../formats/number-format.js';
 
@@ -43,8 +43,6 @@ export interface CellNote {
   readonly text: string;
 }
 
-/** Excel's most characters in a cell. */
-export const MAX_CELL_CHARS = 32_767;
 /** Notes kept a sheet (each is held until the sheet ends): past it, the cell is still marked. */
 export const MAX_NOTES = 10_000;
 /** A note's text is cut to this (a row's every error is in its error_messages cell whole). */
@@ -205,8 +203,8 @@ function pastSheetLimit(columns?: number): Error {
 
 /** A text longer than a cell holds, cut with a visible marker of its length (never inside a surrogate pair). */
 function cutToCell(text: string): string {
-  const marker = `…[cut by examctl: ${formatCount(text.length)} characters, a cell holds ${formatCount(MAX_CELL_CHARS)}]`;
-  let end = MAX_CELL_CHARS - marker.length;
+  const marker = `…[cut by examctl: ${formatCount(text.length)} characters, a cell holds ${formatCount(EXCEL_CELL_CHARS)}]`;
+  let end = EXCEL_CELL_CHARS - marker.length;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return text.slice(0, end) + marker;
@@ -221,7 +219,7 @@ export interface CellPlace {
 /** The cells cut to fit (WorkbookWriter.cutCells) in words, for the caller's warning; `whose` says what they held. */
 export function cutCellsWords(cut: { count: number; first?: CellPlace }, whose = ''): string {
   const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
-  return `${formatCount(cut.count)} cells${whose} longer than a cell holds (${formatCount(MAX_CELL_CHARS)} characters) were cut, each ending with "…[cut by examctl: ...]"${first}`;
+  return `${formatCount(cut.count)} cells${whose} longer than a cell holds (${formatCount(EXCEL_CELL_CHARS)} characters) were cut, each ending with "…[cut by examctl: ...]"${first}`;
 }
 
 /** One sheet being written: its header row first, then rows, each `void` unless the caller must wait (a promise). */
@@ -314,7 +312,7 @@ export class SheetWriter {
       out.ascii(EMPTY_CELL[look] as string);
       return;
     }
-    if (value.length > MAX_CELL_CHARS) {
+    if (value.length > EXCEL_CELL_CHARS) {
       value = cutToCell(value);
       this.cutCells += 1;
       this.firstCut ??= `${columnLetters(column + 1)}${this.rows}`;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { SourceRef } from '../input/record.js';
 import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
@@ -5,6 +6,36 @@ import { isPlainObject } from '../domain/field-rules.js';
 import { isHead } from '../domain/store-head.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { OUTCOME_STATUSES } from './item-index.js';
+
+/** The recorded option holding the SHA-256 of the file option `name` names (JournalKeeping 'with-digest'). */
+export function digestKey(name: string): string {
+  return `${name}Sha256`;
+}
+
+interface DigestedFile {
+  option: string | undefined;
+  path: string;
+  digest: string;
+}
+
+/**
+ * The files a run read besides its input, each kept with its SHA-256 (docs/runs.md): a file option's (from the run's
+ * directory), then its profile's map file if that shaped anything; `option` undefined for the map.
+ */
+export function digestedFiles(header: Pick<RunHeaderLine, 'options' | 'profile'>): DigestedFile[] {
+  const { options, profile } = header;
+  const cwd = typeof options.cwd === 'string' ? options.cwd : '.';
+  const files = Object.entries(options).flatMap(([key, digest]): DigestedFile[] => {
+    const option = key.slice(0, -'Sha256'.length);
+    const given = options[option];
+    const kept = key === digestKey(option) && typeof given === 'string' && typeof digest === 'string';
+    return kept ? [{ option, path: resolve(cwd, given), digest }] : [];
+  });
+  const map = profile?.defaults.mapFile;
+  if (typeof map === 'string' && profile?.mapFileSha256 !== undefined)
+    files.push({ option: undefined, path: resolve(profile.configDir, map), digest: profile.mapFileSha256 });
+  return files;
+}
 
 /** The newest journal format this examctl reads (3: may hold a `head` line); a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;

@@ -3,7 +3,7 @@ import type { Problem } from '../domain/problem.js';
 import type { ErrorCodeId } from '../system/error-codes.js';
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
 import {
   noDefiniteAnswerReason,
@@ -15,6 +15,7 @@ import {
 } from '../report/run-report.js';
 import {
   checkJournalLine,
+  digestedFiles,
   finishesRun,
   isCount,
   type EndLine,
@@ -595,17 +596,8 @@ export async function unfinishedRunOf(
   for (const id of await runIds(runsDir).catch((): string[] => [])) {
     const run = await quickRun(runsDir, id);
     if (run === undefined || run.finished !== undefined) continue;
-    const { input, options, profile } = run.header;
-    const files = [
-      ['', input?.path],
-      [profile?.configDir, profile?.mapFileSha256 && profile.defaults.mapFile],
-    ];
-    for (const key of Object.keys(options)) {
-      if (key.endsWith('Sha256')) files.push([options.cwd, options[key.slice(0, -6)]]);
-    }
-    for (const [dir, file] of files) {
-      if (typeof file === 'string' && (await isInput(resolve(String(dir ?? ''), file)))) return id;
-    }
+    const files = [run.header.input?.path, ...digestedFiles(run.header).map(({ path }) => path)];
+    for (const file of files) if (file !== undefined && (await isInput(file))) return id;
   }
   return undefined;
 }

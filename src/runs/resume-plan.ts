@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
-import { resolve } from 'node:path';
 import {
   APPLIED_BEFORE_INTERRUPT,
+  digestedFiles,
+  digestKey,
   finishesRun,
   isUnchangedNote,
   type InputFingerprint,
@@ -196,28 +197,11 @@ export function settleInFlight(
   };
 }
 
-/** The recorded option holding the SHA-256 of the file option `name` names (JournalKeeping 'with-digest'). */
-export function digestKey(name: string): string {
-  return `${name}Sha256`;
-}
-
 /** Why a file the run read besides its input (kept with its digest: --schedule, a map file) changed, if one did. */
-export async function changedDigestedFile(
-  record: Pick<JournalHead, 'header'>,
-  digested: readonly string[],
-): Promise<string | undefined> {
-  const { options, profile } = record.header;
-  const cwd = typeof options.cwd === 'string' ? options.cwd : '.';
-  const files = digested.map((name): [string, unknown, unknown, string] => {
-    const flag = flagOf(name);
-    return [flag, options[name], options[digestKey(name)], cwd];
-  });
-  // Merged with the run's own maps: kept unless it shaped nothing (docs/runs.md).
-  if (profile)
-    files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
-  for (const [flag, given, digest, dir] of files) {
-    if (typeof given !== 'string' || typeof digest !== 'string') continue;
-    const path = resolve(dir, given);
+export async function changedDigestedFile(record: Pick<JournalHead, 'header'>): Promise<string | undefined> {
+  const { profile } = record.header;
+  for (const { option, path, digest } of digestedFiles(record.header)) {
+    const flag = option === undefined ? `profile ${profile?.name}'s map` : flagOf(option);
     const now = await fingerprintInput(path).catch(() => undefined);
     if (now === undefined) return `its ${flag} file ${path} cannot be read any more`;
     if (now.sha256 !== digest) return `its ${flag} file ${path} changed since the run started (SHA-256 differs)`;

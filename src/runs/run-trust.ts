@@ -3,7 +3,7 @@ import { RunJournalError } from './run-errors.js';
 import { JOURNAL_FILE } from './run-journal.js';
 import { join } from 'node:path';
 import { kindOf } from '../system/regular-file.js';
-import { currentTrustContext, directoryProblem } from '../system/trusted-place.js';
+import { currentTrustContext, directoryProblem, entryProblem } from '../system/trusted-place.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
@@ -43,12 +43,9 @@ export async function runProblem(
   if (entry instanceof Error)
     return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;
   if (!entry.isDirectory()) return `${dir} is not a directory (${kindOf(entry)})`;
-  if (entry.uid !== trust.uid)
-    return `the run directory ${dir} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
-  if ((entry.mode & 0o022) !== 0) {
-    const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
-    return `the run directory ${dir} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}): anyone who can write there could plant a run; chmod go-w ${dir}`;
-  }
+  const risk = 'anyone who can write there could plant a run';
+  const loose = entryProblem(dir, entry, { uid: trust.uid, home: undefined }, { ownerOnly: true, risk });
+  if (loose !== undefined) return `the run directory ${loose}`;
   const file = join(dir, JOURNAL_FILE);
   const journal = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
   if (journal instanceof Error)

@@ -8,14 +8,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
 import { openTemps } from './open-temp-files.js';
-import {
-  NODE_REPLACE_OPS,
-  renameRetrying,
-  RM_RETRY,
-  unlinkRetrying,
-  type BusyRetryOptions,
-  type ReplaceOps,
-} from './busy-retry.js';
+import { NODE_REPLACE_OPS, retryWhileBusy, RM_RETRY, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
 import { describeSystemError } from './system-error-words.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
@@ -182,14 +175,14 @@ export class ReplacementFile {
       await this.handle.sync();
       await this.handle.close();
       finished = true;
-      await renameRetrying(this.temp, this.path, ops, this.options.retry);
+      await retryWhileBusy(() => ops.rename(this.temp, this.path), this.options.retry);
       renamed = true;
       openTemps.delete(this.temp);
       await fsyncDirectory(dirname(this.path));
     } catch (error) {
       await this.handle.close().catch(() => undefined);
       if (!renamed && finished && this.options.keepOnFailedReplace) throw await this.keep(error, ops);
-      if (!renamed) await unlinkRetrying(this.temp, ops, this.options.retry).catch(() => undefined);
+      if (!renamed) await retryWhileBusy(() => ops.unlink(this.temp), this.options.retry).catch(() => undefined);
       openTemps.delete(this.temp);
       throw error;
     }
@@ -200,7 +193,7 @@ export class ReplacementFile {
     let keptAt = this.temp;
     const visible = keptNameFor(this.path);
     try {
-      await renameRetrying(this.temp, visible, ops, this.options.retry);
+      await retryWhileBusy(() => ops.rename(this.temp, visible), this.options.retry);
       keptAt = visible;
     } catch {
       // The temp name still holds the data; say that one.
@@ -215,7 +208,8 @@ export class ReplacementFile {
     if (this.state !== 'open') return;
     this.state = 'discarded';
     await this.handle.close().catch(() => undefined);
-    await unlinkRetrying(this.temp, this.options.ops, this.options.retry).catch(() => undefined);
+    const ops = this.options.ops ?? NODE_REPLACE_OPS;
+    await retryWhileBusy(() => ops.unlink(this.temp), this.options.retry).catch(() => undefined);
     openTemps.delete(this.temp);
   }
 }

@@ -43,22 +43,5 @@ export interface ReplaceOps {
 
 export const NODE_REPLACE_OPS: ReplaceOps = { rename, unlink };
 
-export function renameRetrying(
-  from: string,
-  to: string,
-  ops: ReplaceOps = NODE_REPLACE_OPS,
-  options?: BusyRetryOptions,
-): Promise<void> {
-  return retryWhileBusy(() => ops.rename(from, to), options);
-}
-
-export function unlinkRetrying(
-  path: string,
-  ops: ReplaceOps = NODE_REPLACE_OPS,
-  options?: BusyRetryOptions,
-): Promise<void> {
-  return retryWhileBusy(() => ops.unlink(path), options);
-}
-
 /** fs.rm's own retry of EBUSY, EPERM, ENOTEMPTY... for a tree: linear backoff, about 1.5 s in all. */
 export const RM_RETRY = { maxRetries: 5, retryDelay: 100 } as const;

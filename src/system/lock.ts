@@ -8,7 +8,7 @@ import { StoreLockedError } from './errors.js';
 import { systemFailure } from './system-error-words.js';
 import { wholeMillisecondsFromEnv, type Env } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
-import { unlinkRetrying } from './busy-retry.js';
+import { retryWhileBusy } from './busy-retry.js';
 import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
 
 export const LOCK_FILE = 'LOCK';
@@ -296,7 +296,8 @@ export class StoreLock {
     this.heldToken = undefined;
     // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
     // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
-    if (await lockHasToken(this.lockPath, token)) await unlinkRetrying(this.lockPath).catch(() => undefined);
+    if (await lockHasToken(this.lockPath, token))
+      await retryWhileBusy(() => unlink(this.lockPath)).catch(() => undefined);
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {

@@ -43,12 +43,15 @@ export class UntrustedPlaceError extends UsageError {
   }
 }
 
-/** Why one entry (the place itself, or a directory above it) is not to be trusted, or undefined. */
+/**
+ * Why one entry (the place itself, or a directory above it) is not to be trusted, or undefined; `risk`: what a
+ * writer there could do, said before the fix.
+ */
 export function entryProblem(
   path: string,
   entry: Pick<Stats, 'uid' | 'mode'>,
   context: TrustContext,
-  options: { ownerOnly?: boolean } = {},
+  options: { ownerOnly?: boolean; risk?: string } = {},
 ): string | undefined {
   if (context.uid === undefined) return undefined;
   const ownerOk = entry.uid === context.uid || (!options.ownerOnly && entry.uid === 0);
@@ -62,7 +65,8 @@ export function entryProblem(
       entry.uid === context.uid
         ? `chmod go-w ${path}`
         : 'use a path outside it (a link in it is judged by it: name the place by its own path)';
-    return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}); ${fix}`;
+    const risk = options.risk === undefined ? '' : `: ${options.risk}`;
+    return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)})${risk}; ${fix}`;
   }
   return undefined;
 }

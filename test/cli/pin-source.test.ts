@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandDeps } from '../../src/context/command-deps.js';
-import { askPin, givenPin } from '../../src/context/pin-source.js';
+import { askPin, givenPin, typedPin } from '../../src/context/pin-source.js';
 import { ExitCode, UsageError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -26,6 +26,15 @@ describe('givenPin', () => {
       });
     },
   );
+});
+
+/** What schedule push and synced adopt-schedules give schedule-input's --pin field flag: a typed PIN only. */
+describe('typedPin', () => {
+  it('a typed PIN fills the field flag; EXAMCTL_PIN is the PIN but leaves the field to the --schedule file', async () => {
+    const deps = testDeps('/', { env: { EXAMCTL_PIN: '1111' } }).deps;
+    expect(await typedPin({ pin: '4821' }, deps)).toEqual({ pin: '4821', typed: '--pin', pinField: '4821' });
+    expect(await typedPin({}, deps)).toEqual({ pin: '1111', typed: undefined, pinField: undefined });
+  });
 });
 
 /** The masked PIN prompt (src/context/pin-source.ts): asked only where a person can answer, a blank answer refused. */

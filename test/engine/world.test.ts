@@ -1,9 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseWorld, type World } from '../../src/domain/world.js';
 import { apiTokenDigest, worldToChanges } from '../../src/engine/world-io.js';
+import { loadWorldFile } from '../../src/engine/local-target.js';
 import { MemoryStore } from './memory-store.js';
 import { demoWorld, exportWorld } from './helpers.js';
 
@@ -288,5 +292,17 @@ describe('exportWorldText (what local export writes)', () => {
     expect(empty).toBe(
       `${JSON.stringify({ Settings: { SiteUrl: '', ApiTokens: [] }, ...Object.fromEntries(['Roles', 'Users', 'Hierarchies', 'Assessments', 'ProctoringTemplates', 'Taxonomies', 'LoRepositories', 'Schedules', 'ReviewSessions', 'Collections'].map((list) => [list, []])) }, null, 2)}\n`,
     );
+  });
+});
+
+describe('a world file that cannot be read', () => {
+  it('is E2101 when missing and E2102 when it is a directory, as every input file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-world-'));
+    try {
+      await expect(loadWorldFile(join(dir, 'absent.json'))).rejects.toMatchObject({ code: 'E2101' });
+      await expect(loadWorldFile(dir)).rejects.toMatchObject({ code: 'E2102' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

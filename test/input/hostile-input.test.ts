@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecords } from '../../src/input/index.js';
+import { readRecords } from '../../src/input/format.js';
 import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
 import { MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
 import { INPUT_LIMITS, MAX_JSON_DEPTH } from '../../src/system/json-scan.js';

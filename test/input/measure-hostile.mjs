@@ -14,7 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 if (process.argv[2] === '--read') {
   const [, , , distDir, file] = process.argv;
-  const input = await import(pathToFileURL(path.join(distDir, 'input/index.js')).href);
+  const input = await import(pathToFileURL(path.join(distDir, 'input/format.js')).href);
   const columns = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Company', 'Labels'].map((name) => ({ name, kind: name === 'Labels' ? 'list' : 'string' }));
   let count = 0;
   try {

@@ -113,7 +113,7 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
     const result = await pruneRuns(runsDir, POLICY, NOW, OTHER_USER);
     expect(result.removed).toEqual([]);
     expect(result.leftAlone.map((entry) => entry.id).sort()).toEqual([first, second].sort());
-    expect(result.leftAlone[0]?.reason).toBe(
+    expect(result.leftAlone[0]?.reason).toContain(
       `the run directory ${join(runsDir, result.leftAlone[0]?.id ?? '')} is owned by uid ${ME}, not by you (uid ${ME + 4242})`,
     );
     expect(readdirSync(runsDir).sort()).toEqual([first, second].sort());

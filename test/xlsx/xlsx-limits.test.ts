@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { runCli } from '../../src/cli/run-cli.js';
 import { writeTablesXlsx } from '../../src/report/xlsx-report-writer.js';
-import { MAX_CELL_CHARS } from '../../src/report/xlsx-workbook.js';
+import { EXCEL_CELL_CHARS } from '../../src/formats/xstring.js';
 import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS } from '../../src/input/sheet-rows.js';
 import { readXlsxRecords } from '../../src/input/xlsx-reader.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -123,7 +123,7 @@ describe('a cell longer than a cell holds', () => {
         'warning: r.xlsx: 1 cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]" (first: Report!F2); a .csv or .json report keeps them whole',
       );
       const cell = String((await firstSheet(join(dir, 'r.xlsx'))).getCell('F2').value);
-      expect(cell.length).toBeLessThanOrEqual(MAX_CELL_CHARS);
+      expect(cell.length).toBeLessThanOrEqual(EXCEL_CELL_CHARS);
       expect(cell).toMatch(/^é+…\[cut by examctl: 40,000 characters, a cell holds 32,767\]$/);
       const back = await readAll(join(dir, 'r.xlsx'), {
         columns: ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'Company'].map((name) => ({

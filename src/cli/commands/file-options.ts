@@ -9,6 +9,7 @@ import {
   repeatableFields,
 } from '../../flags/option-table.js';
 import { needing } from '../../flags/flag-pairs.js';
+import { HIDDEN_ROWS_CHOICES } from '../../input/record.js';
 
 /** Why --only-failed needs --file: the run report it reads. */
 export const ONLY_FAILED_NEEDS = 'the run report (written by --report x.csv or x.xlsx) whose rows not ok it sends';
@@ -29,7 +30,7 @@ const HIDDEN_ROWS_OPTION = brief(
   choice(
     '--hidden-rows <how>',
     '.xlsx input: rows hidden (by a filter, or by hand) among the data: include acts on them as on the others, skip leaves them out; without it such a sheet is refused, naming them',
-    ['include', 'skip'],
+    HIDDEN_ROWS_CHOICES,
   ),
   'refused',
 );

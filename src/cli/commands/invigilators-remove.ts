@@ -3,8 +3,9 @@ import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
 import { USER_EXTERNAL_ID_MAX } from '../../domain/user.js';
 import type { Validation } from '../../domain/problem.js';
 import { UsageError } from '../../system/errors.js';
-import { batchedRecords, readIdList } from '../../input/index.js';
-import type { InputRecord, SourceRef } from '../../input/record.js';
+import { batchedRecords } from '../../input/batches.js';
+import { readIdList } from '../../input/id-list.js';
+import { PROMPT_SOURCE, type InputRecord, type SourceRef } from '../../input/record.js';
 import { isOkStatus, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsOff, type CommandDeps } from '../../context/command-deps.js';
@@ -33,7 +34,6 @@ import { namedFirst } from '../../formats/number-format.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
-const PROMPT_SOURCE = '<prompt>';
 
 interface IdEntry {
   id: string;

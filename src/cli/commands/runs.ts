@@ -98,7 +98,7 @@ async function resumeRun(
       throw new RunJournalError(
         `run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`,
       );
-    const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
+    const fileChanged = await changedDigestedFile(opened.record);
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('../../pipeline/resume-target.js');

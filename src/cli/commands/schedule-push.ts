@@ -26,7 +26,7 @@ import {
   type Remembered,
 } from '../../pipeline/schedule-questions.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
-import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
+import { schedulePinToSend, typedPin } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
 import {
   SCHEDULE_FIELD_OPTIONS,
@@ -46,10 +46,9 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   const { onlyFailed, timezone, dateFormat } = input;
   const [fieldFlags, globals] = takeTableFlags(rest, SCHEDULE_FIELD_OPTIONS);
   const options = onlyGlobals(globals);
-  const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
   // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
-  const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, deps);
-  if (typedPin !== undefined) fieldFlags.pin = pin;
+  const { pin, typed, pinField } = await typedPin({ pin: fieldFlags.pin, pinFile }, deps);
+  fieldFlags.pin = pinField;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(memoryFlags.onlyNew, memoryFlags.onlyExisting);
   const memory = new ScheduleMemory(
@@ -64,7 +63,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
     deps,
   );
   const sent = await schedulePinToSend(
-    { typed: typedPin, pin, file: schedule, clearPin, filePin: defaults.schedule.PIN },
+    { typed, pin, file: schedule, clearPin, filePin: defaults.schedule.PIN },
     records,
     onlyFailed ?? false,
     options,

@@ -3,7 +3,7 @@ import { printLine, say } from '../../formats/terminal-text.js';
 import { describeTarget, FEEDING_COMMAND, problemWords } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { givenPin } from '../../context/pin-source.js';
+import { typedPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import { isGiven } from '../../domain/field-rules.js';
@@ -67,11 +67,8 @@ export async function runAdoptSchedules(
 ): Promise<number> {
   // Its own flags are schedule push's input; the rest are the global ones.
   const options: GlobalOptions = rest;
-  const given = await givenPin({ pin, pinFile }, deps);
-  const input = await schedulePushInput(
-    { ...rest, ...((pin ?? pinFile) === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0],
-    deps,
-  );
+  const { pin: given, pinField } = await typedPin({ pin, pinFile }, deps);
+  const input = await schedulePushInput({ ...rest, pin: pinField } as Parameters<typeof schedulePushInput>[0], deps);
   // As schedule push takes it: the --schedule file's PIN beats EXAMCTL_PIN, a typed one beats the file's.
   if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.

@@ -1,12 +1,12 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
 import type { ErrorCodeId } from '../../system/error-codes.js';
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, rm, unlink } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
 import { fsyncDirectory, ATOMIC_TEMP_PREFIX, probeMakeDir, writeFileAtomic } from '../../system/atomic-file.js';
-import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
+import { retryWhileBusy, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock, LOCK_TEMP_PREFIX } from '../../system/lock.js';
 import {
@@ -90,7 +90,7 @@ export async function createStore(
     await writeGeneration(temp, 1, maps, options.indexer, null);
     try {
       // Retried while an antivirus or indexer still holds a file of the new directory (Windows).
-      await renameRetrying(temp, target);
+      await retryWhileBusy(() => rename(temp, target));
     } catch (error) {
       const code = systemErrorCode(error);
       // Windows says EPERM where POSIX says ENOTEMPTY for a directory renamed onto a store.
