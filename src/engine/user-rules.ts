@@ -71,15 +71,17 @@ export function decideUser(
       );
     }
   }
-  const root = view.rootHierarchyKey();
-  if (root === undefined && (request.Hierarchies?.length ?? 0) > 0) {
+  const named = request.Hierarchies ?? [];
+  // Asked only of a request naming hierarchies: most name none, and it was one of a create's three hint lookups.
+  const root = named.length > 0 ? view.rootHierarchyKey() : undefined;
+  if (named.length > 0 && root === undefined) {
     problems.push(problem('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found'));
   }
   if (problems.length > 0 || roleTitle === undefined) return refuse(problems);
 
   const groupErrors: GroupError[] = [];
   let memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
-  for (const entry of request.Hierarchies ?? []) {
+  for (const entry of named) {
     const refused = (Code: GroupError['Code'], Error: string) =>
       groupErrors.push({ ExternalId: entry.ExternalId, Code, Error });
     const hierarchy = view.get<WorldHierarchy>('hierarchies', entry.ExternalId);
