@@ -5,7 +5,7 @@
 // Exact under load, like callgrind-ir.mjs; a build's dist/ modules are called, so two builds
 // (a `git archive` copy beside this one) compare one function's change without a whole run's
 // noise (the compiler's and the GC's timing move a whole run by ~1 %).
-// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|body|entries|mayHold|create>
+// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|body|entries|mayHold|create|decide>
 // In a child:                 node bench/per-call-ir.mjs <root> <which> <calls> --call
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -113,7 +113,26 @@ async function call(count) {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  } else throw new Error(`no such call: ${which} (runOf, canonical, body, entries, mayHold, create)`);
+  } else if (which === 'decide') {
+    // A create's engine work without its line or directory check: a read-only store decides and applies in memory
+    // and writes nothing. Validation, the decision and the change's JSON, exact: `create`'s count moves by a few %
+    // with the collector's timing (its journal's buffers), this one does not.
+    const { ensureLocalStore, createLocalEngine } = await of('engine/index.js');
+    const { openStore } = await of('engine/store/index.js');
+    const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'examctl-bench-decide-'));
+    try {
+      const store = await openStore(await ensureLocalStore(join(dir, 'store')), { readOnly: true });
+      const engine = createLocalEngine({ store });
+      for (let k = 1; k <= count; k++) {
+        const { envelope } = await engine.upsertUser(userBody(k, 'c'), {});
+        if (!envelope.Success) throw new Error(`create refused: ${JSON.stringify(envelope.Errors)}`);
+        sink += envelope.Content.User.ExternalId.length;
+      }
+      await engine.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } else throw new Error(`no such call: ${which} (runOf, canonical, body, entries, mayHold, create, decide)`);
   return sink;
 }
 
