@@ -32,7 +32,7 @@ export interface Adoption {
   adopted: { id: string; source: SourceRef; entry: MemoryEntry; before: MemoryEntry | undefined }[];
   /** Each row not adopted, and why (its validation problems, or why it has no id to remember). */
   refused: { source: SourceRef; id: string | null; problems: Problem[] }[];
-  /** The memory's entry of each row the local store does not hold as the file gives it, its digests cleared. */
+  /** The entry of each user or schedule the local store does not hold as the file gives it, its digests cleared. */
   distrusted: { id: string; entry: MemoryEntry }[];
 }
 
@@ -41,7 +41,7 @@ async function adoptionOf<P>(
   { units, entryOf }: AdoptInput<P>,
   memory: Pick<MemoryEntries, 'get'>,
   run: string,
-  joins: boolean,
+  kind: SyncKind,
 ): Promise<Adoption> {
   const adoption: Adoption = { run, adopted: [], refused: [], distrusted: [] };
   for await (const batch of units) {
@@ -54,14 +54,20 @@ async function adoptionOf<P>(
       const entry = entryOf(unit.prepared.value, before);
       if ('message' in entry) {
         adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
-        // An entry the memory holds would leave it out as unchanged: cleared, it goes the next night.
-        if (entry.code === ErrorCode.NotOnLocalStore && before !== undefined && before.digest !== '')
+        // An entry the memory holds would leave it out as unchanged: cleared, it goes the next night. Not a
+        // collection's: no run leaves one out, and cleared it would read as a request cut short (an 810 failed).
+        if (
+          kind !== 'collections' &&
+          entry.code === ErrorCode.NotOnLocalStore &&
+          before !== undefined &&
+          before.digest !== ''
+        )
           adoption.distrusted.push({ id: unit.id!, entry: distrusted(before) });
       } else if (unit.id === null)
         adoption.refused.push({ source: unit.source, id: null, problems: [nothing('', 'no id to remember it by')] });
       else {
         // Joined as a run of this file would record it (stale-input.ts); a tentative row by no run yet.
-        const joined = !joins || entry.tentative === true ? {} : joinedOf(before, run);
+        const joined = kind !== 'users' || entry.tentative === true ? {} : joinedOf(before, run);
         adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run, ...joined }, before });
       }
     }
@@ -108,7 +114,7 @@ export async function adoptFile<P>(
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    adoption = await adoptionOf(input, placed.memory.entries, newRunId(), kind === 'users');
+    adoption = await adoptionOf(input, placed.memory.entries, newRunId(), kind);
     // Every entry, then the population as synced by the adoption's run.
     if (!dryRun) {
       for (const { id, entry } of [...adoption.adopted, ...adoption.distrusted]) placed.memory.record(id, entry);

@@ -279,6 +279,19 @@ describe('synced adopt-collections', () => {
       }
     }));
 
+  it('a collection not adopted leaves the memory as it was: the next --existing ok of the file examctl sent stays ok', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
+      writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }]));
+      writeFileSync(join(dir, 'renamed.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology (renamed)' }]));
+      expect((await cli(dir, ['collection', 'add', '--file', 'c.json', ...local()])).code).toBe(0);
+      const refused = await cli(dir, ['synced', 'adopt-collections', '--file', 'renamed.json', ...local()]);
+      expect(lineWith(refused.stderr, '[bio2027]', 'not adopted', '9019', 'other values (Title)')).toBeTruthy();
+      const again = await cli(dir, ['collection', 'add', '--file', 'c.json', '--existing', 'ok', ...local()]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('1 ok: 1 unchanged');
+    }));
+
   it('is not said to be "older than" the collection runs after it (they put no population on record): no warning on the nights that follow', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
