@@ -256,7 +256,16 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
       `the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`,
     );
   }
-  target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
+  // A store path a variable gave (a CI job's) is said, beside `--target local` too: the path is the variable's.
+  const storeFrom =
+    target.kind === 'local' &&
+    deps.resume === undefined &&
+    options.store === undefined &&
+    nonEmpty(deps.env.EXAMCTL_STORE)
+      ? 'EXAMCTL_STORE'
+      : undefined;
+  const targetFrom = storeFrom ?? from;
+  target.note = { targetFrom, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   const notUsed = new Set(settings.target.unused);
   if (target.kind === 'local' && unused) notUsed.add(unused);
   // The sync memory's place, for a command that reads or feeds one; a resume's is its journal's.
@@ -267,6 +276,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (
     profile !== undefined ||
     target.kind === 'remote' ||
+    storeFrom !== undefined ||
     notUsed.size > 0 ||
     (memoryFrom ?? 'built-in') !== 'built-in'
   ) {
@@ -280,7 +290,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
         : `; sync memory ${memory.kind === 'dir' ? memory.syncDir : redactUrl(memory.address)} (${memoryFrom})`;
     await say(
       deps,
-      `${await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile)}${kept}`,
+      `${await settingsLine(`${describeTarget(target.report)} (${targetFrom})${token}${passed}`, profile)}${kept}`,
     );
   }
   return target;
