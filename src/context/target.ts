@@ -340,13 +340,18 @@ async function remoteTarget(
   const servedConcurrency = given === undefined ? SERVED_CONCURRENCY : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   let said = false;
-  const storeSaid = (): void => {
-    if (!said && servedConcurrency !== undefined)
+  let noted = false;
+  // The window a run sends through: the note is for a run about to send, not a read of the store's head (doctor, a
+  // refused apply).
+  const window = (): number => {
+    if (!said || servedConcurrency === undefined) return concurrency;
+    if (!noted)
       void say(
         deps,
         `concurrency: ${servedConcurrency} in flight from here on, the default toward examctl local serve (--concurrency sets another)`,
       );
-    said = true;
+    noted = true;
+    return servedConcurrency;
   };
   return {
     kind: 'remote',
@@ -357,7 +362,7 @@ async function remoteTarget(
     report: { kind: 'remote', baseUrl },
     remote: {
       get concurrency() {
-        return said ? (servedConcurrency ?? concurrency) : concurrency;
+        return window();
       },
       async connect(signal?: AbortSignal): Promise<IntegrationApi> {
         if (token === undefined) throw noTokenError();
@@ -378,7 +383,7 @@ async function remoteTarget(
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
-          onStoreSaid: storeSaid,
+          onStoreSaid: () => void (said = true),
         });
       },
       storeSaid: () => said,
