@@ -4,7 +4,7 @@ import type { TextSink } from '../system/text-sink.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { removeOpenTempsSync } from '../system/open-temp-files.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
-import { promptIsOpen } from '../terminal/prompt-state.js';
+import { openPrompt } from '../terminal/prompt-state.js';
 import { INTERRUPT_SIGNALS, endBound } from './interrupt-signals.js';
 import { interruptNotice } from '../terminal/interrupt-notice.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -92,15 +92,15 @@ function workingDirectory(): string {
 }
 
 // The process ending by itself before runCli returned: it was left waiting for something that
-// can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, nothing sent.
+// can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, in the prompt's words.
 let returned = false;
 process.on('beforeExit', () => {
   if (returned || lostStreams.size > 0) return;
-  const atPrompt = promptIsOpen();
+  const atPrompt = openPrompt();
   if (!lostStreams.has(process.stderr)) {
     process.stderr.write(
       atPrompt
-        ? '\nexamctl: E1302: interrupted at a prompt (its input ended): nothing was sent\n'
+        ? `\nexamctl: E1302: interrupted at ${atPrompt.at} (its input ended): ${atPrompt.outcome}\n`
         : 'examctl: E7000: internal error: the command stopped before it ended (run with --debug for details)\n',
     );
   }

@@ -6,7 +6,8 @@ import type { RemoteTarget } from './remote-settings.js';
 interface RemoteConnection {
   /**
    * Requests in flight: --concurrency, else the profile's, else REMOTE_CONCURRENCY until an answer said the
-   * server is `local serve`, SERVED_CONCURRENCY from then on.
+   * server is `local serve`, SERVED_CONCURRENCY from then on (said on stderr the first time it is read so: read it
+   * only to send through it).
    */
   readonly concurrency: number;
   /** The client; the token stays in this closure, never in a report or message. `signal`: instead of the run's. */

@@ -256,7 +256,16 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
       `the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`,
     );
   }
-  target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
+  // A store path a variable gave (a CI job's) is said, beside `--target local` too: the path is the variable's.
+  const storeFrom =
+    target.kind === 'local' &&
+    deps.resume === undefined &&
+    options.store === undefined &&
+    nonEmpty(deps.env.EXAMCTL_STORE)
+      ? 'EXAMCTL_STORE'
+      : undefined;
+  const targetFrom = storeFrom ?? from;
+  target.note = { targetFrom, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   const notUsed = new Set(settings.target.unused);
   if (target.kind === 'local' && unused) notUsed.add(unused);
   // The sync memory's place, for a command that reads or feeds one; a resume's is its journal's.
@@ -267,6 +276,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (
     profile !== undefined ||
     target.kind === 'remote' ||
+    storeFrom !== undefined ||
     notUsed.size > 0 ||
     (memoryFrom ?? 'built-in') !== 'built-in'
   ) {
@@ -280,7 +290,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
         : `; sync memory ${memory.kind === 'dir' ? memory.syncDir : redactUrl(memory.address)} (${memoryFrom})`;
     await say(
       deps,
-      `${await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile)}${kept}`,
+      `${await settingsLine(`${describeTarget(target.report)} (${targetFrom})${token}${passed}`, profile)}${kept}`,
     );
   }
   return target;
@@ -330,13 +340,18 @@ async function remoteTarget(
   const servedConcurrency = given === undefined ? SERVED_CONCURRENCY : undefined;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   let said = false;
-  const storeSaid = (): void => {
-    if (!said && servedConcurrency !== undefined)
+  let noted = false;
+  // The window a run sends through: the note is for a run about to send, not a read of the store's head (doctor, a
+  // refused apply).
+  const window = (): number => {
+    if (!said || servedConcurrency === undefined) return concurrency;
+    if (!noted)
       void say(
         deps,
         `concurrency: ${servedConcurrency} in flight from here on, the default toward examctl local serve (--concurrency sets another)`,
       );
-    said = true;
+    noted = true;
+    return servedConcurrency;
   };
   return {
     kind: 'remote',
@@ -347,7 +362,7 @@ async function remoteTarget(
     report: { kind: 'remote', baseUrl },
     remote: {
       get concurrency() {
-        return said ? (servedConcurrency ?? concurrency) : concurrency;
+        return window();
       },
       async connect(signal?: AbortSignal): Promise<IntegrationApi> {
         if (token === undefined) throw noTokenError();
@@ -368,7 +383,7 @@ async function remoteTarget(
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
-          onStoreSaid: storeSaid,
+          onStoreSaid: () => void (said = true),
         });
       },
       storeSaid: () => said,

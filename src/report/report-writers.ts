@@ -536,8 +536,9 @@ export class HumanSummaryWriter implements ReportSink {
       counts,
       ...actionsLine(summary),
     ];
+    // A refused run went nowhere: what a night without its memory costs is not said (a refusal for it says so).
     if (this.extras.countsOnly === true) {
-      await this.out.write(`${[...head, ...memory, ...written].join('\n')}\n`);
+      await this.out.write(`${[...head, ...written].join('\n')}\n`);
       return;
     }
     const lines = [

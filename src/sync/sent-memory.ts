@@ -333,7 +333,7 @@ export abstract class SentMemory<P> {
       Object.assign(this.found, { replaced: true }, (this.flags.requireMemory || this.flags.dryRun) && { left: true });
     if (stands.is === 'other' && this.flags.requireMemory)
       await this.refuse(
-        `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
+        `--require-memory: ${standingWords(stands, resolved.report.kind, [], this.kind, 'this memory is left as it is')}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
         'E2504',
       );
     // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").

@@ -146,11 +146,13 @@ export function standingWords(
   store: string,
   entries: Iterable<[id: string, entry: { acked?: string | undefined }]>,
   collection: string,
+  // What becomes of another store's memory: a run refused for it (--require-memory) leaves it as it is.
+  unused = 'this memory is not used (everything is sent, as with none)',
 ): string | undefined {
   if (found.is === 'other' && found.instance !== undefined)
-    return `the ${store} store is another than the one this sync memory names (an older examctl wrote it, no store head; this store's instance is ${found.instance}): this memory is not used (everything is sent, as with none)`;
+    return `the ${store} store is another than the one this sync memory names (an older examctl wrote it, no store head; this store's instance is ${found.instance}): ${unused}`;
   if (found.is === 'other')
-    return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): this memory is not used (everything is sent, as with none)`;
+    return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): ${unused}`;
   if (found.is !== 'same' && found.is !== 'behind') return undefined;
   const undone = undoneBy(found.undone);
   if (found.is === 'same' && !anyOf(entries, ([, { acked }]) => undone(acked))) return undefined;

@@ -297,7 +297,8 @@ export const ERROR_CODES = {
   },
   E1302: {
     title: 'interrupted at a prompt',
-    cause: 'A prompt was answered with Ctrl-C, or its input ended (Ctrl-D). Nothing was sent.',
+    cause:
+      "A prompt was answered with Ctrl-C, or its input ended (Ctrl-D). Nothing was sent; at `login`'s token prompt (which sends nothing) nothing was changed: the profile's token is as it was.",
     fix: 'Run again and answer, or give the value as a flag (with `--no-input` nothing is asked).',
   },
   E1410: {

@@ -1,19 +1,26 @@
-/**
- * Whether a prompt is waiting, for the entry point: a prompt whose input ended (Ctrl-D) leaves nothing to
- * wait on, and the process would end with exit 0. Import-free.
- */
-let open = 0;
+/** Which prompt an interrupt stops (`a prompt`, `the token prompt`) and what it left (`nothing was sent`). */
+export interface PromptWords {
+  at: string;
+  outcome: string;
+}
 
-export function promptOpened(): void {
-  open += 1;
+/**
+ * The prompts waiting, for the entry point: a prompt whose input ended (Ctrl-D) leaves nothing to wait on, and the
+ * process would end with exit 0; it says the prompt's own words. Import-free.
+ */
+const open: PromptWords[] = [];
+
+export function promptOpened(words: PromptWords): void {
+  open.push(words);
 }
 
 export function promptClosed(): void {
-  open -= 1;
+  open.pop();
 }
 
-export function promptIsOpen(): boolean {
-  return open > 0;
+/** The prompt waiting (the last opened), if any. */
+export function openPrompt(): PromptWords | undefined {
+  return open.at(-1);
 }
 
 interface PromptSettings {

@@ -3,7 +3,7 @@
  * so (docs/human.md, "When examctl asks"): on stderr, each answer checked at once.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
-import { promptClosed, promptOpened, promptsOffWords } from './prompt-state.js';
+import { promptClosed, promptOpened, promptsOffWords, type PromptWords } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, input, password, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
@@ -55,10 +55,11 @@ async function ask<Config, T>(
   io: PromptIo,
   prompt: (config: Config, context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
   config: Config,
-  interrupted = 'interrupted at a prompt: nothing was sent',
+  words: PromptWords = { at: 'a prompt', outcome: 'nothing was sent' },
 ): Promise<T> {
   const context = { ...io, output: new KeepOpenOutput(io.output ?? process.stderr), clearPromptOnDone: false };
-  promptOpened();
+  const interrupted = `interrupted at ${words.at}: ${words.outcome}`;
+  promptOpened(words);
   try {
     return await prompt(config, context);
   } catch (error) {
@@ -73,7 +74,12 @@ async function ask<Config, T>(
 
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
-  return ask({ signal }, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
+  return ask(
+    { signal },
+    password,
+    { message, mask: true },
+    { at: `the ${what} prompt`, outcome: 'nothing was changed' },
+  );
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */

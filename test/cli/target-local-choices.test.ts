@@ -60,6 +60,23 @@ describe('a token exported beside a target chosen local', () => {
     }));
 });
 
+describe('a store path from the environment', () => {
+  it('is said on the settings line, with or without --target local; a typed --store wins and goes unsaid', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const env = { EXAMCTL_STORE: join(dir, 'ci-store') };
+      for (const args of [[], ['--target', 'local'], ['--target', 'local', '--json']]) {
+        const run = await cli(dir, [...args, ...SYNC], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain(`target: local store ${join(dir, 'ci-store')} (EXAMCTL_STORE)`);
+        if (args.includes('--json')) expect(JSON.parse(run.stdout)).toMatchObject({ targetFrom: 'EXAMCTL_STORE' });
+      }
+      const typed = await cli(dir, ['--store', 'st', ...SYNC], env);
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(typed.stderr).not.toContain('target:');
+    }));
+});
+
 describe('one URL however written is one target', () => {
   it.each(['https://Exam.Example.com', 'https://exam.example.com:443', 'HTTPS://exam.example.com/'])(
     "%s is the profile's own: --profile against EXAMCTL_BASE_URL runs, the default profile is used",

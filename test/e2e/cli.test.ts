@@ -193,14 +193,18 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
   });
 
   it.skipIf(!hasScript)(
-    "Ctrl-D at login's token prompt is said once (the prompt library's own exit is not said again)",
+    "Ctrl-D or Ctrl-C at login's token prompt is said once (the prompt library's own exit is not said again), as nothing changed: login sends nothing",
     async () => {
-      await inTempDir(async (dir) => {
-        const args = ['login', '--profile', 'p', '--base-url', 'http://127.0.0.1:9'];
-        const ended = await onTerminal(dir, args, /EAPI token for/, '\x04');
-        expect(ended.status).toBe('130');
-        expect(ended.screen.match(/E1302/g)).toHaveLength(1);
-      });
+      for (const key of ['\x04', '\x03']) {
+        await inTempDir(async (dir) => {
+          const args = ['login', '--profile', 'p', '--base-url', 'http://127.0.0.1:9'];
+          const ended = await onTerminal(dir, args, /EAPI token for/, key);
+          expect(ended.status).toBe('130');
+          expect(ended.screen.match(/E1302/g)).toHaveLength(1);
+          expect(ended.screen).toContain('nothing was changed');
+          expect(ended.screen).not.toContain('nothing was sent');
+        });
+      }
     },
   );
 });

@@ -47,4 +47,28 @@ describe('the default window toward local serve', () => {
     expect(set.code).toBe(0);
     expect(await night(['--profile', 'lab'])).toEqual({ code: 0, said: [] });
   });
+
+  it('is said only where requests are sent: not by doctor, nor by an apply refused before sending', async () => {
+    const env = { ...place.env, EXAMCTL_CONFIG_DIR: join(place.dir, 'config') };
+    const step = (args: string[]) => examctl(['--base-url', place.baseUrl, '--yes', ...args], place.dir, env);
+    const said = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('concurrency: '));
+    const [planned, other] = [join(place.dir, 'planned.csv'), join(place.dir, 'other.csv')];
+    await writeUsersCsv(planned, range('p', 3));
+    await writeUsersCsv(other, range('o', 1));
+    // A night with --changed-only keeps a memory, which doctor and apply then read from the server.
+    const night = await step(['user', 'sync', '--file', other, '--changed-only']);
+    expect(said(night.stderr)).toHaveLength(1);
+    const doctor = await step(['doctor']);
+    expect(doctor.stderr).toContain('sync memory');
+    expect(said(doctor.stderr)).toEqual([]);
+    const plan = join(place.dir, 'tonight.plan.json');
+    expect(
+      (await step(['user', 'sync', '--file', planned, '--changed-only', '--dry-run', '--plan-out', plan])).code,
+    ).toBe(0);
+    await writeUsersCsv(other, range('o', 2));
+    expect((await step(['user', 'sync', '--file', other, '--changed-only'])).code).toBe(0);
+    const refused = await step(['apply', plan]);
+    expect(refused.stderr).toContain('E2601');
+    expect(said(refused.stderr)).toEqual([]);
+  });
 });

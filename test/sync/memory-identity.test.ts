@@ -354,7 +354,10 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const refused = await sync(...elsewhere, '--require-memory');
     expect(refused.code).toBe(2);
     expectCoded(refused.stderr, 'E2504', '--require-memory');
-    expect(refused.stderr).toContain('holds none of the store heads it saw): not used; left as it is');
+    // Said once, by the refusal (the refused run's summary only counts), and as what it does: nothing sent.
+    expect(refused.stderr).toContain('holds none of the store heads this memory saw');
+    expect(refused.stderr).toContain('this memory is left as it is');
+    expect(refused.stderr).not.toContain('everything is sent');
     expect(refused.stderr).not.toContain('starts again');
     expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({
       replaced: true,

@@ -29,6 +29,8 @@ it('a --require-memory night refused for no memory leaves none that synced show 
   const refused = await examctl(night, dir, env);
   expect(refused.code).toBe(2);
   expectCoded(refused.stderr, 'E2501', '--require-memory');
+  // Said once, by the refusal: the summary of the run refused adds no warning that says the same.
+  expect(refused.stderr.split('\n').filter((line) => line.includes('no sync memory for'))).toHaveLength(1);
 
   const shown = await examctl(['synced', 'show', '--json'], dir, env);
   expect(shown.code).toBe(0);
