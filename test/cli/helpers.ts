@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { copyFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
 import { ownConfigDir } from '../support/child-env.js';
@@ -48,4 +49,13 @@ export function storeCli(dir: string) {
     const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
     return { code, stdout: io.stdout.text, stderr: io.stderr.text };
   };
+}
+
+/** storeCli over a store the demo users (fixtures/users.csv, copied to `dir` as users.csv) were synced into. */
+export async function storeCliWithUsers(dir: string): Promise<ReturnType<typeof storeCli>> {
+  const cli = storeCli(dir);
+  await copyFile(resolve(__dirname, '../../fixtures/users.csv'), join(dir, 'users.csv'));
+  const sync = await cli(['user', 'sync', '--file', 'users.csv']);
+  if (sync.code !== 0) throw new Error(`the demo users were not synced (exit ${sync.code}): ${sync.stderr}`);
+  return cli;
 }

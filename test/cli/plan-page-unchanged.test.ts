@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { storeCli, withTempDir } from './helpers.js';
-
-const USERS = resolve(__dirname, '../../fixtures/users.csv');
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { storeCliWithUsers, withTempDir } from './helpers.js';
 
 /**
  * A dry run without --changed-only sends every row: an unchanged user's request is in the plan,
@@ -13,9 +11,7 @@ const USERS = resolve(__dirname, '../../fixtures/users.csv');
 describe('the page of a plan whose unchanged rows are sent', () => {
   it('heads their table without "not sent"', () =>
     withTempDir(async (dir) => {
-      const cli = storeCli(dir);
-      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
-      expect((await cli(['user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      const cli = await storeCliWithUsers(dir);
       const dry = await cli([
         'user',
         'sync',

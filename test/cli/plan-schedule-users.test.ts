@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { storeCli, withTempDir } from './helpers.js';
-
-const USERS = resolve(__dirname, '../../fixtures/users.csv');
+import { join } from 'node:path';
+import { storeCliWithUsers, withTempDir } from './helpers.js';
 
 const SITTINGS =
   'ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n' +
@@ -25,9 +23,7 @@ interface PlanChange {
 describe("a schedule push's plan on the local store", () => {
   it("lists each candidate's user and the group it creates or changes, before and after, on the page too", () =>
     withTempDir(async (dir) => {
-      const cli = storeCli(dir);
-      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
-      expect((await cli(['user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      const cli = await storeCliWithUsers(dir);
       await writeFile(join(dir, 'sittings.csv'), SITTINGS);
       const dry = await cli('schedule push --file sittings.csv --dry-run --plan-out p.json --report p.html'.split(' '));
       expect(dry.code, dry.stderr).toBe(0);
@@ -67,9 +63,7 @@ describe("a schedule push's plan on the local store", () => {
 
   it("an update's own fields stay on the page beside its candidates' users", () =>
     withTempDir(async (dir) => {
-      const cli = storeCli(dir);
-      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
-      expect((await cli(['user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      const cli = await storeCliWithUsers(dir);
       await writeFile(join(dir, 'sittings.csv'), SITTINGS);
       expect((await cli(['schedule', 'push', '--file', 'sittings.csv'])).code).toBe(0);
       // The sitting moves a day, and stu-2002 joins it.
