@@ -368,5 +368,3 @@ export function argumentKeys(table: SpecTable): string[] {
 export function examples(...lines: readonly string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
 }
-
-export const NO_OPTIONS = [] as const;

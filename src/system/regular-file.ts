@@ -8,8 +8,8 @@ import { open, type FileHandle } from 'node:fs/promises';
  * neither flag and no FIFOs in the file system.
  */
 
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+export const NONBLOCK = constants.O_NONBLOCK ?? 0;
+export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** A path that is there but is not a regular file: refused, naming what it is. */
 export class NotRegularFileError extends Error {

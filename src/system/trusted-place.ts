@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
 import { userHome } from './user-dirs.js';
+import { NOFOLLOW, NONBLOCK } from './regular-file.js';
 import type { Env } from './env-values.js';
 
 /*
@@ -14,8 +15,6 @@ import type { Env } from './env-values.js';
  * is missing.
  */
 
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const DIRECTORY = constants.O_DIRECTORY ?? 0;
 
 interface TrustContext {

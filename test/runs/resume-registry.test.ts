@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { NO_OPTIONS } from '../../src/flags/option-table.js';
 import { commandName, declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
 import { COMMAND_BEHAVIOURS, COMMANDS } from '../../src/cli/program.js';
 import { resumeEntry } from '../../src/cli/resume-registry.js';
@@ -32,7 +31,7 @@ describe('resume registry (from the command declarations)', () => {
       path: ['roster', 'push'],
       description: 'a new record command',
       examples: [],
-      options: NO_OPTIONS,
+      options: [],
       takes: ['--report'],
     });
     const behaviours = new Map([...COMMAND_BEHAVIOURS, ['roster push', { run: async () => async () => 0 }]]);

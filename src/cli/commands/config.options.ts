@@ -1,13 +1,4 @@
-import {
-  NO_OPTIONS,
-  argument,
-  brief,
-  choice,
-  grouped,
-  option,
-  repeatable,
-  repeatableFields,
-} from '../../flags/option-table.js';
+import { argument, brief, choice, grouped, option, repeatable, repeatableFields } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 /** How exports are read and results written, kept in a profile (docs/input-formats.md, "Profiles"). */
@@ -114,7 +105,7 @@ export const CONFIG_LIST = declareCommand({
   path: ['config', 'list'],
   description: 'list the profiles (* marks the default)',
   examples: ['examctl config list', 'examctl config list --json'],
-  options: NO_OPTIONS,
+  options: [],
   takes: ['--dry-run'],
 });
 
@@ -138,6 +129,6 @@ export const CONFIG_SHOW = declareCommand({
   path: ['config', 'show'],
   description: 'the config file path, the default profile and every profile',
   examples: ['examctl config show', 'examctl config show --json'],
-  options: NO_OPTIONS,
+  options: [],
   takes: ['--dry-run'],
 });

@@ -16,7 +16,7 @@ import { EntityMap } from './entity-map.js';
 import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { encodeJournalLine, serializeChanges, decodeJournalLine, headBefore, type DecodedLine } from './journal.js';
-import { openRegularFile } from '../../system/regular-file.js';
+import { NOFOLLOW, NONBLOCK, openRegularFile } from '../../system/regular-file.js';
 import { DSYNC_FLAG, appendDurablySync, appendDurably } from '../../system/durable-write.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
@@ -591,10 +591,7 @@ async function replayedHeadAt(
 function openJournalSync(path: string, write: boolean): { fd: number; size: number } | undefined {
   let fd: number;
   try {
-    fd = openSync(
-      path,
-      (write ? JOURNAL_WRITE_FLAGS : constants.O_RDONLY) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
-    );
+    fd = openSync(path, (write ? JOURNAL_WRITE_FLAGS : constants.O_RDONLY) | NOFOLLOW | NONBLOCK);
   } catch {
     // Not there, a link, unreadable: the thread-pool path opens it again and says why.
     return undefined;
