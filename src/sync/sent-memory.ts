@@ -343,13 +343,7 @@ export abstract class SentMemory<P> {
           `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
       );
     }
-    this.undone = undoneBy(
-      stands.is === 'same' || stands.is === 'behind'
-        ? stands.undone
-        : stands.is === 'other'
-          ? own.map(([, , at]) => at)
-          : [],
-    );
+    this.undone = undoneBy(stands.is === 'same' || stands.is === 'behind' ? stands.undone : []);
     const again = stands.is === 'other' ? undefined : unheaded ? () => true : sentAgain(stands, this.kind);
     // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
