@@ -39,8 +39,6 @@ export interface PopulationRecord {
   files?: RunFile[];
   /** The store heads this population's runs saw, oldest first (store-standing.ts); absent: none recorded. */
   heads?: SeenHead[];
-  /** The attempts (SeenHead's) whose acknowledgements a store restored since undid: a resume sends their rows again. */
-  undone?: string[];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -265,8 +263,8 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   return { id: body.id, entry };
 }
 
-/** A population line's body: `p` name, `r` newest run, `n` count, `e` ended, `f` files, `h` heads, `u` undone. */
-export type PopulationBody = { t: 'population' } & Partial<Record<'p' | 'r' | 'n' | 'e' | 'f' | 'h' | 'u', unknown>>;
+/** A population line's body: `p` name, `r` newest run, `n` count, `e` ended, `f` files, `h` heads. */
+export type PopulationBody = { t: 'population' } & Partial<Record<'p' | 'r' | 'n' | 'e' | 'f' | 'h', unknown>>;
 
 /** An attempt's tag (SeenHead): 8 base64url characters, a batch's after it (store-standing.ts, batchTag). */
 const isAttempt = (value: unknown): value is string =>
@@ -295,8 +293,6 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
   if (body.h !== undefined && !(Array.isArray(body.h) && body.h.every(isSeenHead)))
     return 'its store heads are not heads';
-  if (body.u !== undefined && !(Array.isArray(body.u) && body.u.every(isAttempt)))
-    return 'its undone attempts are not attempts';
   return {
     key: populationKey(body.p as string | undefined),
     record: {
@@ -305,7 +301,6 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
       ...(body.e !== undefined && { ended: body.e as boolean }),
       ...(files && { files }),
       ...(body.h !== undefined && { heads: body.h as SeenHead[] }),
-      ...(body.u !== undefined && { undone: body.u as string[] }),
     },
   };
 }
@@ -320,7 +315,6 @@ export function populationBody(key: string, record: PopulationRecord): string {
     ...(record.ended !== undefined && { e: record.ended }),
     ...(record.files && { f: record.files }),
     ...(record.heads && { h: record.heads }),
-    ...(record.undone && record.undone.length > 0 && { u: record.undone }),
   });
 }
 

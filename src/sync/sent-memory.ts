@@ -127,7 +127,6 @@ export abstract class SentMemory<P> {
   private headWanted: number | undefined;
   /** Whether an acknowledgement is one a restored store lost (by this open's and earlier ones', for a resume). */
   private undone: (acked: string | undefined) => boolean = () => false;
-  private undoneNow: string[] = [];
   /** Entries the store's standing makes go again, as trusted: a resend of that very row says why. */
   private readonly goneAgain = new Map<string, MemoryEntry>();
   private againWhy = '';
@@ -344,13 +343,7 @@ export abstract class SentMemory<P> {
           `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
       );
     }
-    this.undoneNow =
-      stands.is === 'same' || stands.is === 'behind'
-        ? [...stands.undone]
-        : stands.is === 'other'
-          ? own.map(([, , at]) => at)
-          : [];
-    this.undone = undoneBy([...(newest?.undone ?? []), ...this.undoneNow]);
+    this.undone = undoneBy(stands.is === 'same' || stands.is === 'behind' ? stands.undone : []);
     const again = stands.is === 'other' ? undefined : unheaded ? () => true : sentAgain(stands, this.kind);
     // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
@@ -462,7 +455,6 @@ export abstract class SentMemory<P> {
       false,
       this.fedBack ? undefined : await this.inputDigest(),
       this.head === undefined ? undefined : [this.head, run, this.attempt, false],
-      this.undoneNow,
     );
     await this.intentsDurable();
   }

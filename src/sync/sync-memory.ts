@@ -17,7 +17,7 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { attemptOf, keptHeads, type SeenHead } from './store-standing.js';
+import { keptHeads, type SeenHead } from './store-standing.js';
 import {
   entryBody,
   forgetBody,
@@ -187,16 +187,12 @@ export class SyncMemory {
     return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
 
-  /** Records run `run` of population `key` (start or end), the head it saw, attempts a restore undid. Not format 1. */
-  recordPopulation(key: string, run: string, ended = false, file?: string, seen?: SeenHead, undone: string[] = []) {
+  /** Records run `run` of population `key` (start or end) and the head it saw. Not format 1. */
+  recordPopulation(key: string, run: string, ended = false, file?: string, seen?: SeenHead) {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
     const heads = keptHeads(before?.heads ?? [], seen);
-    const attempts = new Set(heads.map(([, , tag]) => attemptOf(tag)));
-    const undoneNow = [...new Set([...(before?.undone ?? []), ...undone])].filter((one) =>
-      attempts.has(attemptOf(one)),
-    );
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
     const added: RunFile[] | undefined =
       file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
@@ -204,15 +200,13 @@ export class SyncMemory {
       ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }) }),
       count,
       ...(heads.length > 0 && { heads }),
-      ...(undoneNow.length > 0 && { undone: undoneNow }),
     };
     if (
       before?.run === record.run &&
       before.count === count &&
       before.ended === record.ended &&
       added === undefined &&
-      seen === undefined &&
-      undoneNow.length === (before.undone?.length ?? 0)
+      seen === undefined
     )
       return;
     if (known === undefined) return;

@@ -265,6 +265,25 @@ export const FOUND: Step[][] = [
     { t: 'other', kind: 'upsert', file: [0, 1, 0] },
     { t: 'night', kind: 'upsert', file: [0, 1, 0], stop: null, copyAt: null, kill: true },
   ],
+  // A night stopped, the store restored to before it, a resume killed after it wrote new heads, a second resume: the
+  // rows the restore undid go again (the memory's newest head is the killed resume's, which the store holds).
+  [
+    users([1, 1, 1]),
+    { t: 'copy' },
+    users([2, 2, 2], 3),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    { t: 'resume', stop: 3, kill: true },
+    { t: 'resume', stop: null },
+  ],
+  // The same with a new night after the restore, killed, then the resume of the first night.
+  [
+    users([1, 1, 1]),
+    { t: 'copy' },
+    users([2, 2, 2], 3),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    users([0, 1, 1], null, null, true),
+    users([2, 2, 2]),
+  ],
   // Another writer's push, a user sync renaming u1, a push stopped after S-1's answer, a resume (seed 155225983):
   // S-1's request changed only its candidate's user (u1), so the store records no change of S-1's key; the resume
   // keeps S-1's answer because the store holds the head after the commit that answer carried.
