@@ -107,17 +107,18 @@ export class GithubAnnotationsWriter implements ReportSink {
   private stopLine = '';
 
   finish(): void | Promise<void> {
-    if (this.stopLine !== '') void this.out.write(this.stopLine);
     // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
     const { header } = this.options;
     const sentence = header && noMemorySentence(header);
     const title = header?.syncMemory?.populationFound ? 'sync memory incomplete' : 'no sync memory';
     const noMemory =
       sentence === undefined ? '' : `::warning title=examctl: ${escapeProperty(title)}::${escapeData(sentence)}\n`;
-    if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);
     const records = this.notAnnotated === 1 ? 'record' : 'records';
-    return this.out.write(
-      `${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`,
-    );
+    const more =
+      this.notAnnotated === 0
+        ? ''
+        : `::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`;
+    const text = `${this.stopLine}${noMemory}${more}`;
+    return text === '' ? undefined : this.out.write(text);
   }
 }

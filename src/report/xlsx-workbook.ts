@@ -71,7 +71,7 @@ class RowBytes {
 
   /** A cell's text: UTF-8, `&<>` as entities. Lone surrogates were escaped before (xstring.ts). */
   xmlText(text: string): void {
-    // At most 5 bytes per UTF-16 unit (`&amp;`); a pair takes 4 for its two.
+    // At most 5 bytes per UTF-16 unit (`&amp;`).
     this.room(text.length * 5);
     const buffer = this.buffer;
     let at = this.length;
@@ -82,19 +82,10 @@ class RowBytes {
         else if (c === 0x3c) at = put(buffer, at, LT);
         else if (c === 0x3e) at = put(buffer, at, GT);
         else buffer[at++] = c;
-      } else if (c < 0x800) {
-        buffer[at++] = 0xc0 | (c >> 6);
-        buffer[at++] = 0x80 | (c & 0x3f);
-      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-        const point = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
-        buffer[at++] = 0xf0 | (point >> 18);
-        buffer[at++] = 0x80 | ((point >> 12) & 0x3f);
-        buffer[at++] = 0x80 | ((point >> 6) & 0x3f);
-        buffer[at++] = 0x80 | (point & 0x3f);
       } else {
-        buffer[at++] = 0xe0 | (c >> 12);
-        buffer[at++] = 0x80 | ((c >> 6) & 0x3f);
-        buffer[at++] = 0x80 | (c & 0x3f);
+        // Past ASCII, Node's encoder takes the rest; the loop (most cells are ASCII) costs less than a Buffer.write a cell.
+        at += buffer.write(escapeText(text.slice(i)), at, 'utf8');
+        break;
       }
     }
     this.length = at;

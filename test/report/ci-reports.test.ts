@@ -263,6 +263,23 @@ describe('GitHub annotations', () => {
       '::notice title=examctl::1 more failed or partial record not annotated: the run report (--report) lists every one',
     );
   });
+  it("a stopped run's error line is written as the finish's own write: a stderr that fails fails the finish", async () => {
+    const closed = new Error('EPIPE');
+    const written: string[] = [];
+    const writer = new GithubAnnotationsWriter(
+      {
+        write: (text: string) => {
+          written.push(text);
+          return Promise.reject(closed);
+        },
+      },
+      { cwd: '/ws' },
+    );
+    writer.stopped(new TargetError('x'));
+    await expect(writer.finish()).rejects.toBe(closed);
+    expect(written).toHaveLength(1);
+    expect(written[0]).toContain('E3000');
+  });
 });
 
 describe('JSON error document', () => {
