@@ -313,7 +313,8 @@ VARIANTS['xlsx-write'] = {
     const path = join(mkdtempSync(join(tmpdir(), 'examctl-xlsx-')), 'report.xlsx');
     const out = createWriteStream(path);
     const start = process.cpuUsage();
-    const workbook = new WorkbookWriter(out);
+    const { excelDateFormats } = await dist('report/output-times.js');
+    const workbook = new WorkbookWriter(out, excelDateFormats(undefined));
     const sheet = await workbook.sheet('Report');
     await sheet.header(REPORT_HEADER);
     for (let r = 1; r <= rows; r++) await sheet.row(reportRow(r), r % 10 === 0 ? RowLook.red : RowLook.plain);
