@@ -5,7 +5,11 @@ import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Problem, Validation } from '../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../domain/types.js';
 import type { Outcome } from './record-job.js';
-import { failureProblems } from './service-answer.js';
+import { failureProblems, removedByLostAttempt } from './service-answer.js';
+import type { LostAttemptDid } from '../runs/resume-plan.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import { say } from '../formats/terminal-text.js';
+import { namedFirst } from '../formats/number-format.js';
 import type { readIdList } from '../input/id-list.js';
 import { dryRunReportRefused, isDryRunStatus, noStatusColumn } from '../formats/report-csv-contract.js';
 import { UsageError } from '../system/errors.js';
@@ -58,6 +62,25 @@ export class RemovalCall {
     /** --missing-ok: a 319 is ok (already not an invigilator). */
     private readonly missingOk: boolean,
   ) {}
+
+  /** With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell). */
+  readonly lostAttemptDid: LostAttemptDid = (answer) =>
+    removedByLostAttempt(answer) ??
+    (this.missingOk && answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined);
+
+  /** Who is no longer an invigilator, named after the summary; a failed 319 (not an invigilator) too. */
+  readonly remember = (_unit: unknown, id: string, outcome: Outcome): RemovedId | undefined =>
+    outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
+      ? undefined
+      : {
+          id,
+          was:
+            outcome.action === 'sent'
+              ? 'unknown'
+              : outcome.status === 'ok' && outcome.action !== 'unchanged'
+                ? 'removed'
+                : 'absent',
+        };
 
   async outcomeFor(api: IntegrationApi, id: string, options: CallOptions): Promise<Outcome> {
     this.ids.push(id);
@@ -120,3 +143,34 @@ const UNCONFIRMED: Problem = {
   code: ErrorCode.RemovalNotConfirmed,
   message: 'the service did not confirm removing it',
 };
+
+/** Removed by this run, not an invigilator (319), or gone with no telling which (an interrupted attempt's resend). */
+export interface RemovedId {
+  id: string;
+  was: 'removed' | 'absent' | 'unknown';
+}
+
+/** How many ids the line names before it only counts. */
+const NAMED_IDS = 20;
+
+/** After the summary: who was removed, who was not an invigilator, and who is gone with no telling which. */
+export async function sayWhoWasRemoved(
+  scheduleExtId: string,
+  remembered: readonly RemovedId[],
+  dryRun: boolean,
+  deps: CommandDeps,
+): Promise<void> {
+  const list = (ids: string[]) => namedFirst(ids, NAMED_IDS);
+  const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
+  const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
+  if (removed.length > 0)
+    await say(deps, `${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`);
+  if (notThere.length > 0)
+    await say(deps, `not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`);
+  if (unknown.length > 0) {
+    await say(
+      deps,
+      `no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`,
+    );
+  }
+}

@@ -21,10 +21,11 @@ import { keepingHeader } from '../input/batches.js';
 import { isScheduleRequestRecord, type InputRecord, type SourceRef } from '../input/record.js';
 import { readScheduleFile } from '../input/schedule-file.js';
 import type { RecordShaping } from '../input/field-map.js';
-import { withGivenPins } from '../input/withheld-pins.js';
+import { refuseWithheldPins, withGivenPins } from '../input/withheld-pins.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { FLAG_FIELDS } from '../context/settings.js';
+import { typedPin } from '../context/pin-source.js';
 import { OneIdPerFile, withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
 import {
@@ -48,6 +49,22 @@ interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, Field
   workflow?: Workflow | undefined;
   upsert?: boolean | undefined;
   ignoreUnknownColumns?: boolean | undefined;
+}
+
+/**
+ * `synced adopt-schedules`' input: the requests as `schedule push` builds them, with the PIN it took (the --schedule
+ * file's beats EXAMCTL_PIN, a typed one beats the file's). A report's withheld PIN cells need the PIN that was pushed
+ * (--pin-file, EXAMCTL_PIN): never asked here.
+ */
+export async function adoptedSchedulesInput(
+  { pin, pinFile, ...flags }: ScheduleInputOptions & { pin?: string; pinFile?: string },
+  deps: CommandDeps,
+) {
+  const { pin: given, pinField } = await typedPin({ pin, pinFile }, deps);
+  const input = await schedulePushInput({ ...flags, pin: pinField }, deps);
+  if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
+  if (!isGiven(input.defaults.schedule.PIN)) await refuseWithheldPins(input.records(), false);
+  return input;
 }
 
 /** The records and the schedule requests they make; `defaults` is the units' own, so fields asked later count. */

@@ -9,7 +9,12 @@ import type { Env } from '../system/env-values.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { lockForDeciding, makeTrustedMemoryDir } from './memory-access.js';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
+import { formatBytes } from '../formats/number-format.js';
+import { cannotRead } from '../input/text-source.js';
+import { MAX_STATE_BYTES } from '../context/state-http.js';
+import { memorySourceCheck } from '../context/loose-permissions.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
 import {
@@ -31,6 +36,31 @@ export async function exportMemory(place: MemoryPlace, target: ReportTarget, env
   if (held.size === 0)
     throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
   return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
+}
+
+/** Whether a memory whose newest run is `newest` replacing one whose newest is `replaced` forgets the runs since. */
+export function forgetsNewerRuns(newest: string | undefined, replaced: string | undefined): boolean {
+  return replaced !== undefined && (newest === undefined || newest < replaced);
+}
+
+/** A memory document to import: bounded, a regular file of the user's own (another user's is no memory of yours). */
+export async function readMemoryDocumentFile(file: string, path: string, env: Env): Promise<string> {
+  try {
+    const { size } = await stat(path);
+    if (size > MAX_STATE_BYTES)
+      throw new UsageError(
+        `${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`,
+      );
+    // Judged on the handle it is read through.
+    const check = await memorySourceCheck('synced import', path, env);
+    const read = await readRegularFileWithStat(path, { followLinks: true, maxBytes: MAX_STATE_BYTES, check });
+    return read.bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if (error instanceof NotRegularFileError || error instanceof FileTooLargeError)
+      throw new UsageError(`${file}: ${error.message}`);
+    throw cannotRead(file, error);
+  }
 }
 
 /** `force`: import a document older than the memory already there. */
@@ -71,7 +101,7 @@ export async function importMemory(
   const refuseStale = (present: ReadonlyMap<SyncKind, MemoryContents> = new Map()): string | undefined => {
     const replaced = newestRunOfMemories(present);
     if (options.force) return replaced;
-    if (replaced !== undefined && (newest === undefined || newest < replaced)) {
+    if (forgetsNewerRuns(newest, replaced)) {
       throw new UsageError(
         `${source}: its newest run is ${newest ?? '(none)'}, older than the memory already there (newest run ${replaced}): importing it would forget what the runs since sent; ` +
           'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
@@ -198,4 +228,20 @@ export async function forgetServiceMemory(
     await forgetBeside(service);
     return forgotten;
   });
+}
+
+/** `synced unlock`: a state service's lock released; a sync directory has none to release (its LOCK is taken over). */
+export async function releaseServiceLock(place: MemoryPlace, lockId: string, env: Env): Promise<string> {
+  if (place.kind === 'dir') {
+    throw new UsageError(
+      `${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`,
+    );
+  }
+  const service = new StateService(place.address, env);
+  try {
+    await service.unlock({ ID: lockId });
+  } finally {
+    await service.close();
+  }
+  return place.address;
 }

@@ -5,16 +5,16 @@ import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import { localDirectoryOf, type LocalDirectory } from '../port/local-directory.js';
-import { describeTarget, populationWords } from '../report/report-writers.js';
+import { describeTarget, populationWords, type SummaryNote } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
-import { say, terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { unitAction, type Kept, type Outcome, type Unit } from '../pipeline/record-job.js';
-import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-actions.js';
+import { actionWords, itemAction, type ActionCounts, type PlanAction } from '../report/plan-actions.js';
 import type { TargetOf } from '../context/resolved-target.js';
-import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
+import { NOT_SENT_NOTE, registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { notCountOrPercent, parseCountOrPercent } from '../flags/flag-values.js';
 import { ErrorCode } from '../domain/codes.js';
 import { coerceCell } from '../domain/coercion.js';
@@ -98,6 +98,18 @@ function refuseOver(
 }
 
 /** The sync memory's part in `user sync` (docs/sync.md). */
+/** `user sync`'s words in the summary: unchanged, leavers disabled (--disable-missing), movers (docs/sync.md). */
+export const USER_SYNC_NOTES: readonly SummaryNote[] = [
+  NOT_SENT_NOTE,
+  { counts: (item) => item.action === 'disabled', words: () => 'disabled (not in the file)' },
+  {
+    counts: (item) => itemAction(item) === 'prune',
+    words: (count, dryRun) =>
+      `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
+    inDryRun: true,
+  },
+];
+
 export class UserSyncMemory extends SentMemory<UserRequest> {
   declare protected readonly flags: UserSyncFlags;
   private readonly disables = new WeakSet<UserRequest>();
@@ -123,7 +135,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private fingerprint: string | undefined;
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
-  /** Without --prune-memberships: who keeps what the file no longer gives (`keptLinksLine`). */
+  /** Without --prune-memberships: who keeps what the file no longer gives (`sayKeptLinks`). */
   private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records (not --only-failed's), for one id per file (record-job.ts). */
   fileIds: IdsOfOneInput | undefined;
@@ -155,10 +167,22 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return count;
   }
 
+  /** Whether the run decides from the memory (--changed-only, --disable-missing, --prune-memberships). */
+  private get decides(): boolean {
+    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.flags;
+    return changedOnly || disableMissing || pruneMemberships;
+  }
+
+  /** The job's hooks; a run that decides from the memory has its confirmation say what it decided, per action. */
+  override hooks() {
+    const plan = { describePlan: (records: AsyncIterable<InputRecord>) => this.describePlan(records) };
+    return { ...super.hooks(), ...(this.decides ? plan : {}) };
+  }
+
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.flags;
-    const decides = changedOnly || disableMissing || pruneMemberships;
+    const decides = this.decides;
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
@@ -490,13 +514,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** After a run without --prune-memberships: docs/sync.md, "Movers". */
-  keptLinksLine(): string | undefined {
+  async sayKeptLinks(): Promise<void> {
     const { first, seen } = this.keptLinks;
     const count = seen.size;
-    if (count === 0) return undefined;
+    if (count === 0) return;
     const users = count === 1 ? '1 user keeps' : `${formatCount(count)} users keep`;
     const more = count > first.length ? `, ${formatCount(count - first.length)} more` : '';
-    return terminalLine(
+    await say(
+      this.deps,
       `${users} a hierarchy link or permission flag examctl sent that the file no longer gives (${first.join('; ')}${more}): ` +
         `requests only add memberships, so ${count === 1 ? 'it stays' : 'they stay'} on the platform; --prune-memberships removes ${count === 1 ? 'it' : 'them'} (docs/sync.md, "Movers")`,
     );

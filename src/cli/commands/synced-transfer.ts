@@ -1,23 +1,21 @@
 import { resolve } from 'node:path';
-import { stat } from 'node:fs/promises';
-import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../../system/regular-file.js';
-import { memorySourceCheck } from '../../context/loose-permissions.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
-import { UsageError } from '../../system/errors.js';
-import { cannotRead } from '../../input/text-source.js';
-import { formatBytes } from '../../formats/number-format.js';
 import { say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { memoryPlaceOf } from '../../context/target.js';
-import { MAX_STATE_BYTES } from '../../context/state-http.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { countedKind, type SyncKind } from '../../sync/memory-lines.js';
 import { populationList, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
-import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
-import { StateService } from '../../sync/state-service.js';
+import {
+  exportMemory,
+  forgetsNewerRuns,
+  importMemory,
+  readMemoryDocumentFile,
+  releaseServiceLock,
+} from '../../sync/memory-transfer.js';
 import type { SyncedExportOptions, SyncedImportOptions, SyncedUnlockOptions } from './synced.options.js';
 
 /** What a memory holds, for the line and the JSON document of export and import: ids and populations per kind. */
@@ -78,23 +76,7 @@ export async function runImport(
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const resolved = await target();
   const path = resolve(deps.cwd, file);
-  let text: string;
-  try {
-    const { size } = await stat(path);
-    if (size > MAX_STATE_BYTES)
-      throw new UsageError(
-        `${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`,
-      );
-    // Judged on the handle it is read through: another user's file is no memory of yours.
-    const check = await memorySourceCheck('synced import', path, deps.env);
-    const read = await readRegularFileWithStat(path, { followLinks: true, maxBytes: MAX_STATE_BYTES, check });
-    text = read.bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    if (error instanceof NotRegularFileError || error instanceof FileTooLargeError)
-      throw new UsageError(`${file}: ${error.message}`);
-    throw cannotRead(file, error);
-  }
+  const text = await readMemoryDocumentFile(file, path, deps.env);
   const { document, replaced } = await importMemory(place, resolved.report, text, file, {
     force: force ?? false,
     lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
@@ -118,7 +100,7 @@ export async function runImport(
     );
   }
   // Forced over a newer memory: what the runs since did is forgotten, said with its cost and the way back.
-  if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
+  if (forgetsNewerRuns(document.newestRun, replaced)) {
     await say(
       deps,
       `warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`,
@@ -134,18 +116,8 @@ export async function runUnlock(
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
-  if (place.kind === 'dir') {
-    throw new UsageError(
-      `${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`,
-    );
-  }
-  const service = new StateService(place.address, deps.env);
-  try {
-    await service.unlock({ ID: lockId });
-  } finally {
-    await service.close();
-  }
-  if (options.json) await printJson(deps, { syncDir: place.address, released: lockId });
-  else await say(deps, `released the lock ${lockId} of the sync memory at ${place.address}`);
+  const address = await releaseServiceLock(place, lockId, deps.env);
+  if (options.json) await printJson(deps, { syncDir: address, released: lockId });
+  else await say(deps, `released the lock ${lockId} of the sync memory at ${address}`);
   return 0;
 }

@@ -19,12 +19,8 @@ import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 import { commandName } from '../command-declaration.js';
 import type { RerunInput } from '../../pipeline/record-job.js';
-import type { SummaryNote } from '../../report/report-writers.js';
-import { itemAction } from '../../report/plan-actions.js';
-import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
-import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
-import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
+import { populationOf, USER_SYNC_NOTES, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyWhichOf } from '../../sync/known-ids.js';
 import { storeHoldsUser } from '../../sync/adopt-sittings.js';
 import { syncPromptedUser } from '../../pipeline/user-questions.js';
@@ -86,10 +82,6 @@ async function syncFile(
     },
     prepare: () => memory.prepare(),
     opened: (api) => memory.opened(api),
-    // The memory decides before sending: the confirmation says what it decided, per action.
-    ...(flags.changedOnly || flags.disableMissing || flags.pruneMemberships
-      ? { describePlan: (records: AsyncIterable<InputRecord>) => memory.describePlan(records) }
-      : {}),
     ...memory.hooks(),
     storeKeys: 'users',
     holds: (directory, user) => storeHoldsUser(directory, user),
@@ -97,8 +89,7 @@ async function syncFile(
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
   const { exitCode } = await memory.closingOnFailure(() => runPipeline(job, runOptions, deps, target));
-  const keptLinks = memory.keptLinksLine();
-  if (keptLinks !== undefined) await say(deps, keptLinks);
+  await memory.sayKeptLinks();
   return exitCode;
 }
 
@@ -106,20 +97,6 @@ async function syncFile(
 export const rerunInput: RerunInput = async (options, deps) => {
   if (typeof options.file !== 'string') throw new UsageError('no input file: its user was given at prompts');
   return userSyncInput(options as never, deps);
-};
-
-/** --disable-missing's word in the summary: the leavers whose login this run disabled. */
-const DISABLED_NOTE: SummaryNote = {
-  counts: (item) => item.action === 'disabled',
-  words: () => 'disabled (not in the file)',
-};
-
-/** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent. */
-const MOVERS_NOTE: SummaryNote = {
-  counts: (item) => itemAction(item) === 'prune',
-  words: (count, dryRun) =>
-    `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
-  inDryRun: true,
 };
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
@@ -149,7 +126,7 @@ export function userSyncInput(
         command: 'user sync',
       })),
     ...unitPerRecord(userUnit, USER_ID_RULE),
-    summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
+    summaryNotes: USER_SYNC_NOTES,
   };
 }
 

@@ -1,0 +1,99 @@
+/**
+ * `synced adopt`, `adopt-schedules` and `adopt-collections` over a file (docs/sync.md, "When the memory is lost"):
+ * the file checked as its command reads it, then adopted (adopt.ts); the exit code.
+ */
+import { USER_ID_RULE } from '../domain/one-id-per-file.js';
+import type { UserRequest } from '../domain/user.js';
+import type { InputRecord } from '../input/record.js';
+import { say } from '../formats/terminal-text.js';
+import { FEEDING_COMMAND } from '../report/report-writers.js';
+import type { ReportTarget } from '../report/run-report.js';
+import type { LocalDirectory } from '../port/local-directory.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import { refuseOthersMemoryFile } from '../context/loose-permissions.js';
+import { openTargetDirectory } from '../context/target.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { unitPerRecord, type RecordJob, type Unit } from '../pipeline/record-job.js';
+import { RecordSource } from '../pipeline/record-source.js';
+import { inputPathOf } from '../pipeline/command-input.js';
+import { fileDigest } from './replayed-file.js';
+import { adoptFile, userAdoption, type Adoption, type AdoptInput } from './adopt.js';
+import { usersOnStore } from './adopt-sittings.js';
+import type { SyncKind } from './memory-lines.js';
+
+/** What the command says of the file beside what it adopts: its name, its records and how its units are made. */
+export interface AdoptedFile<P> extends Pick<RecordJob<P>, 'records' | 'units'> {
+  file: string;
+  population?: string | undefined;
+  entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
+}
+
+type AdoptOptions = GlobalOptions & { syncDir?: string | undefined };
+
+/** What the command says of a file adopted (the cli renders it): where, and whether it was a dry run or --json. */
+export type TellAdoption = (
+  kind: SyncKind,
+  input: Pick<AdoptedFile<unknown>, 'file' | 'population'>,
+  adoption: Adoption,
+  where: { target: ReportTarget; memory: string; dryRun: boolean; json: boolean },
+) => Promise<void>;
+
+/** `synced adopt --file F...`: the missed nights' files in order, each adopted as its night left the memory. */
+export async function adoptUserFiles(
+  files: readonly string[],
+  recordsOf: (file: string) => RecordJob<UserRequest>['records'],
+  build: (record: InputRecord) => Unit<UserRequest>,
+  { population, tentative }: { population: string | undefined; tentative: boolean },
+  options: AdoptOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+  tell: TellAdoption,
+): Promise<number> {
+  let code = 0;
+  for (const [index, file] of files.entries()) {
+    const adoption = await userAdoption(build, population, tentative);
+    const { units } = unitPerRecord(adoption.unitOf, USER_ID_RULE);
+    // The last file's rows are what the store must hold now; an earlier night's a later one may have changed since.
+    const compare = !tentative && index === files.length - 1;
+    const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory, compare);
+    const input = { file, population, records: recordsOf(file), units, entryOf };
+    code = Math.max(code, await adoptChecked('users', input, options, deps, target, tell));
+  }
+  return code;
+}
+
+/** The file's structure checked first (malformed: exit 2, the memory untouched), then adopted: 1 if a row was not. */
+export async function adoptChecked<P>(
+  kind: SyncKind,
+  input: AdoptedFile<P>,
+  options: AdoptOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+  tell: TellAdoption,
+): Promise<number> {
+  // The file becomes the memory: another user's, or one others could write or replace, is exit 2.
+  if (input.file !== '-' && input.file !== deps.pipedFile)
+    await refuseOthersMemoryFile('synced adopt --file', inputPathOf(input.file, deps), deps.env);
+  // Read as the command that sends such a file reads it: its structure refused in that command's words.
+  const source = new RecordSource(() => input.records(), false, FEEDING_COMMAND[kind]);
+  await source.checkStructure();
+  const resolved = await target();
+  const dryRun = options.dryRun ?? false;
+  const note = (message: string) => void say(deps, message);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(resolved, deps);
+  const { adoption, memory } = await adoptFile(
+    kind,
+    {
+      population: input.population,
+      units: input.units(source.batches()),
+      entryOf: input.entryOf(directory),
+      digest: await fileDigest(inputPathOf(input.file, deps)),
+    },
+    { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
+    deps,
+    note,
+  ).finally(() => directory?.close());
+  await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false });
+  return adoption.refused.length > 0 ? 1 : 0;
+}
