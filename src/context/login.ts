@@ -19,14 +19,8 @@ import {
   TOKEN_FILE_MAX_BYTES,
 } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
+import type { GlobalOptions } from '../flags/global-options.js';
 import { changedLines } from './profile-commands.js';
-
-/** The flags login reads. */
-export interface LoginInput {
-  profile?: string | undefined;
-  baseUrl?: string | undefined;
-  allowInsecureHttp?: boolean | undefined;
-}
 
 /** The profile login stores a token for, and the base URL the token is for. */
 export interface LoginProfile {
@@ -39,7 +33,11 @@ export interface LoginProfile {
 }
 
 /** The profile (--profile, EXAMCTL_PROFILE, the default) and its base URL; exit 2 where either is missing. */
-export async function loginProfile(options: LoginInput, config: ExamctlConfig, env: Env): Promise<LoginProfile> {
+export async function loginProfile(
+  options: Pick<GlobalOptions, 'profile' | 'baseUrl' | 'allowInsecureHttp'>,
+  config: ExamctlConfig,
+  env: Env,
+): Promise<LoginProfile> {
   const name = options.profile ?? nonEmpty(env.EXAMCTL_PROFILE) ?? config.defaultProfile;
   if (name === undefined) {
     throw new UsageError(
