@@ -1,13 +1,13 @@
 import { Command, Option } from 'commander';
 import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
-import type { CommandDeps } from '../context/command-deps.js';
-import type { FileInput } from '../context/file-input.js';
+import { refuseRemovedCwd, type CommandDeps } from '../context/command-deps.js';
+import { journaledOptions, type FileInput } from '../context/file-input.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, examples, REFUSED_GLOBALS, registerSpecs } from '../flags/option-table.js';
 import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
 import { flagRefusal, refusedFlag, refusedGlobalFlags, type TakingCommand } from '../flags/taken-flags.js';
-import { resolveOutputFlags } from '../flags/output-flags.js';
+import { refuseOutputFlags, resolveOutputFlags } from '../flags/output-flags.js';
 import { pairingRefusal } from '../flags/flag-pairs.js';
 import {
   allPointer,
@@ -81,10 +81,7 @@ export function buildProgram(
     const behaviour = behaviours.get(commandName(declaration));
     if (behaviour === undefined) return;
     command.action(async (...args: unknown[]) => {
-      if (deps.cwd === '')
-        throw new UsageError(
-          'the current directory was removed (or cannot be read): cd to one that exists and run again',
-        );
+      refuseRemovedCwd(deps);
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       const taking = takingCommand(declaration);
@@ -98,12 +95,12 @@ export function buildProgram(
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
       const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
-      const { stdin, pipedFile }: FileInput =
+      const input: FileInput =
         parsed.file === undefined
           ? {}
           : await (await import('../context/file-input.js')).spoolFileInput(parsed.file, options, deps);
+      const { stdin, pipedFile } = input;
       try {
-        // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
         const commandDeps = {
           ...deps,
           behaviours,
@@ -113,7 +110,7 @@ export function buildProgram(
           commandFlags: table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)])),
           reads: declaration.reads,
           sends: declaration.takes.includes('--report'),
-          invocation: pipedFile === undefined ? options : { ...options, file: '-' },
+          invocation: journaledOptions(options, input),
           stdinFile: stdin?.path,
           pipedFile,
         };
@@ -204,19 +201,6 @@ export function buildProgram(
     });
 
   return program;
-}
-
-/** `--json` or `-o` on a command that writes only text: exit 2, never plain text where a script expects JSON. */
-function refuseOutputFlags(name: string, merged: { json?: unknown; output?: unknown }): void {
-  if (merged.json !== true && merged.output === undefined) return;
-  throw textOnlyError(merged.json === true ? '--json' : `-o ${String(merged.output)}`, `examctl ${name}`);
-}
-
-/** One sentence for output flags on text: a command that writes text only, --help, --version. */
-export function textOnlyError(given: string, what: string): UsageError {
-  return new UsageError(`${given}: ${what} writes text only (no JSON, no other format); leave it out`, {
-    code: 'E2003',
-  });
 }
 
 function takingCommand(declaration: CommandDeclaration): TakingCommand {

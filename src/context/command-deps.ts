@@ -7,6 +7,7 @@ import type { RecordKind } from '../domain/columns.js';
 import { promptsOffBy } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
+import { UsageError } from '../system/errors.js';
 
 /** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
 export type ApiFactory = (
@@ -83,6 +84,12 @@ export interface CommandDeps {
 }
 
 export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
+
+/** A working directory removed under examctl (or unreadable: main.ts gives cwd ''): every command refuses, exit 2. */
+export function refuseRemovedCwd(deps: CommandDeps): void {
+  if (deps.cwd === '')
+    throw new UsageError('the current directory was removed (or cannot be read): cd to one that exists and run again');
+}
 
 /** `--json`'s one document on stdout: every command prints its own through here. */
 export function printJson(deps: CommandDeps, document: unknown, indent?: number): void | Promise<void> {

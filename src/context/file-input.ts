@@ -36,3 +36,9 @@ export async function spoolFileInput(file: unknown, options: GlobalOptions, deps
   }
   return files.includes('-') ? { stdin: await spoolStdin(deps.stdin ?? process.stdin, deps.signal) } : {};
 }
+
+/** The options a run is journaled with: a pipe is read once, like stdin, so its run says `--file -` (nothing to read
+ * again on resume). */
+export function journaledOptions<T extends object>(options: T, input: FileInput): T {
+  return input.pipedFile === undefined ? options : { ...options, file: '-' };
+}

@@ -36,3 +36,16 @@ export function resolveOutputFlags(
   if (merged.json === true) throw new UsageError(`conflicting output flags: --json and -o ${explicit}; give one`);
   return { output: explicit };
 }
+
+/** `--json` or `-o` on a command that writes only text: exit 2, never plain text where a script expects JSON. */
+export function refuseOutputFlags(name: string, merged: { json?: unknown; output?: unknown }): void {
+  if (merged.json !== true && merged.output === undefined) return;
+  throw textOnlyError(merged.json === true ? '--json' : `-o ${String(merged.output)}`, `examctl ${name}`);
+}
+
+/** One sentence for output flags on text: a command that writes text only, --help, --version. */
+export function textOnlyError(given: string, what: string): UsageError {
+  return new UsageError(`${given}: ${what} writes text only (no JSON, no other format); leave it out`, {
+    code: 'E2003',
+  });
+}

@@ -11,6 +11,8 @@ import { populationKey } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
 import { memoryPlaceOf } from '../context/target.js';
 import { readPlacedMemories } from './memory-place.js';
+import { refuseOverLaterRuns } from '../pipeline/run-journaling.js';
+import type { OpenedResume } from '../runs/resume-plan.js';
 
 /** The flags with which a run decides from the memory what it sends (a first night decides differently). */
 const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'onlyNew', 'onlyExisting'] as const;
@@ -58,4 +60,29 @@ export async function refuseResumeAgainstMemory(
       "Run the command again with today's file instead, or give --force (or --over-later-runs) if that later run sent other records",
     { code: 'E2202' },
   );
+}
+
+/**
+ * `runs resume`'s refusals of run `header` against later runs and the memory, made before its command runs and made
+ * again once the run holds the memory (a later run may go on record while it waits). The memory knows the newest
+ * run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs
+ * resume"): --over-later-runs or --force resumes over later runs, --force over a lost memory.
+ */
+export function resumeCheck(
+  header: Parameters<typeof refuseOverLaterRuns>[1],
+  runsDir: string,
+  givenRunsDir: string | undefined,
+  deps: Pick<CommandDeps, 'env' | 'cwd'>,
+  flags: { overLater: boolean; force: boolean },
+): NonNullable<OpenedResume['check']> {
+  return async (held) => {
+    if (!flags.overLater) await refuseOverLaterRuns(runsDir, header);
+    await refuseResumeAgainstMemory(
+      header,
+      givenRunsDir,
+      deps,
+      { laterRuns: !flags.overLater, lostMemory: !flags.force },
+      held,
+    );
+  };
 }

@@ -1,13 +1,19 @@
 import { ExitCode } from '../../system/errors.js';
-import { openResume, changedDigestedFile, CHANGED_INPUT_ADVICE } from '../../runs/resume-plan.js';
+import { openResume } from '../../runs/resume-plan.js';
 import { scanRun, resolveRunId } from '../../runs/read-run.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
-import { NothingToResumeError, RunJournalError } from '../../runs/run-errors.js';
 import { assertTrustedRun, assertTrustedRunsDir } from '../../runs/run-trust.js';
-import { printJson, type CommandDeps, type ResumeContext } from '../../context/command-deps.js';
+import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
-import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
+import { refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
+import {
+  nothingToResume,
+  refuseUnresumable,
+  resumedRun,
+  resumePin,
+  storeNotUsedLine,
+} from '../../pipeline/resume-run.js';
 import { resumeEntry } from '../resume-registry.js';
 import {
   RUNS_RESUME,
@@ -19,7 +25,6 @@ import {
 import { takeTableFlags } from '../../flags/option-table.js';
 import { say } from '../../formats/terminal-text.js';
 import { runInput, runProfileOf, showRun } from '../../pipeline/run-show.js';
-import { namedCopyOf } from '../../pipeline/command-input.js';
 import { listRunsOut, pruneRunsOut, trustOf } from '../../pipeline/run-listing.js';
 import { leaverRows } from '../../sync/run-show-leavers.js';
 
@@ -68,12 +73,9 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
   try {
     return await resumeRun(options, deps);
   } catch (error) {
-    if (!(error instanceof NothingToResumeError)) throw error;
-    await say(deps, `examctl: ${error.message}`);
     const [, globals] = takeTableFlags(options, RUNS_RESUME.options);
-    if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
-    if (globals.json === true) await printJson(deps, { run: null, resumed: false, reason: error.message });
-    return ExitCode.Ok;
+    const finished = await nothingToResume(error, globals.json === true, deps);
+    return finished === undefined ? ExitCode.Ok : runShow({ ...globals, id: finished }, deps);
   }
 }
 
@@ -83,23 +85,11 @@ async function resumeRun(
 ): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = resolveRunsDir(given.runsDir, deps.env);
-  const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
-  const { askPin, givenPin } = await import('../../context/pin-source.js');
-  const opened = await openResume(runsDir, wanted);
+  const opened = await openResume(runsDir, await trustedRunId(runsDir, id ?? 'unfinished', deps));
   try {
-    const pinned = typeof opened.record.header.options.pinSha256 === 'string';
-    // EXAMCTL_PIN (a job's other steps may set it) is a PIN-started run's only; the command reads it no more.
-    const env = { ...deps.env, EXAMCTL_PIN: undefined };
-    let pin = await givenPin({ pin: pinFlag, pinFile }, pinned ? deps : { ...deps, env });
-    // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
-    if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    const entry = resumeEntry(opened.record.header.command, deps);
-    if ('notResumable' in entry)
-      throw new RunJournalError(
-        `run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`,
-      );
-    const fileChanged = await changedDigestedFile(opened.record);
-    if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
+    const { header } = opened.record;
+    const { pin, env } = await resumePin(opened, { pin: pinFlag, pinFile }, given, deps);
+    const entry = await refuseUnresumable(resumeEntry(header.command, deps), opened);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('../../pipeline/resume-target.js');
     await confirmResumeTarget(
@@ -108,45 +98,36 @@ async function resumeRun(
       deps,
       options,
     );
-    await refuseReplacedStore(opened.record.header);
-    if (given.store !== undefined) await say(deps, '--store not used: a resume takes the recorded target');
+    await refuseReplacedStore(header);
+    const notUsed = storeNotUsedLine(given);
+    if (notUsed !== undefined) await say(deps, notUsed);
     const overLater = overLaterRuns === true || force === true;
-    const recordedCwd = opened.record.header.options.cwd;
-    const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
-    const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
-    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run
-    // started (docs/runs.md, "runs resume").
-    // Made again once the run holds the memory: a later run may go on record while it waits.
-    const check: ResumeContext['check'] = async (held) => {
-      if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
-      await refuseResumeAgainstMemory(
-        opened.record.header,
-        given.runsDir,
-        { env: deps.env, cwd: runCwd },
-        { laterRuns: !overLater, lostMemory: force !== true },
-        held,
-      );
-    };
+    const resumed = resumedRun(opened, options, overLater, deps.cwd);
+    const { resumeCheck } = await import('../../sync/stale-resume.js');
+    const check = resumeCheck(
+      header,
+      runsDir,
+      given.runsDir,
+      { env: deps.env, cwd: resumed.cwd },
+      {
+        overLater,
+        force: force === true,
+      },
+    );
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const named = namedCopyOf(opened.record.header.input);
     const resumedDeps: CliDeps = {
       ...deps,
       env,
-      cwd: runCwd,
+      cwd: resumed.cwd,
       resume: { ...opened, check },
       invocation: options,
       keptOptions: entry.keptOptions,
       commandFlags: entry.keptOptions.names,
-      ...runProfileOf(opened.record.header),
-      ...named?.deps,
+      ...runProfileOf(header),
+      ...resumed.fileDeps,
     };
-    // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
-    return await run(
-      { ...options, ...(named && { file: named.file }), ...(overLater && { allowOldFile: true }) } as never,
-      resumedDeps,
-      targetOnce(options as GlobalOptions, resumedDeps),
-    );
+    return await run(resumed.options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
     await opened.journal.close();

@@ -1,0 +1,127 @@
+/**
+ * What `examctl config ...` and `login` decide of a profile (docs/remote.md): the name refused blank, the change
+ * written, and what each says of it. No line or document holds a token value.
+ */
+import { UsageError } from '../system/errors.js';
+import { redactUrl } from '../domain/problem.js';
+import type { Env } from '../system/env-values.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import {
+  checkedBaseUrl,
+  configPath,
+  type ExamctlConfig,
+  listProfiles,
+  loadConfig,
+  setProfile,
+  type ProfileSummary,
+  type ProfileUpdate,
+} from './config-file.js';
+import { readTokenFile } from './remote-settings.js';
+import { checkedTokenFile, profileSettings, settingsText, unsetKeys } from './profile-settings.js';
+import type { CommandDeps } from './command-deps.js';
+
+/** A profile's name as given, trimmed; a blank one refused (exit 2). */
+export function profileName(name: string, subcommand: string): string {
+  if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);
+  return name.trim();
+}
+
+/**
+ * `config set-profile <name>`: the global --base-url and --token-file checked as a run checks them, the settings
+ * as the commands would; the profile written. Returns whether it was made or changed, and what to say, in order.
+ */
+export async function setProfileFrom(
+  name: string,
+  options: GlobalOptions,
+  settings: Record<string, unknown>,
+  unset: readonly string[] | undefined,
+  makeDefault: boolean | undefined,
+  deps: CommandDeps,
+): Promise<{ verb: 'created' | 'updated'; lines: string[] }> {
+  const env = deps.env;
+  const update: ProfileUpdate = {};
+  if (options.baseUrl !== undefined)
+    update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  const [tokenFile, tokenWarnings] =
+    options.tokenFile === undefined ? [] : await checkedTokenFile(options.tokenFile, deps);
+  if (tokenFile !== undefined) update.tokenFile = tokenFile;
+  const before = await loadConfig(env, true);
+  const defaults = await profileSettings(
+    { concurrency: options.concurrency, rate: options.rate, ...settings },
+    before.profiles[name]?.defaults ?? {},
+    deps,
+  );
+  if (Object.keys(defaults).length > 0) update.defaults = defaults;
+  if (unset !== undefined && unset.length > 0) update.unset = unsetKeys(unset);
+  if (makeDefault) update.makeDefault = true;
+  const config = await setProfile(name, update, env);
+  const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
+  const [was, made] = [before.profiles[name], config.profiles[name]];
+  const lines = changedLines(name, [['base URL', was?.baseUrl, made?.baseUrl]]);
+  const isDefault = config.defaultProfile === name ? ' (the default profile)' : '';
+  lines.push(`${verb} profile ${name} in ${configPath(env)}${isDefault}`, ...(tokenWarnings ?? []));
+  if (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined) {
+    const dropped =
+      (was?.token ?? was?.tokenFile)
+        ? `profile ${name}: its token was for ${was?.baseUrl && redactUrl(was.baseUrl)}, not kept`
+        : 'no token yet';
+    lines.push(`${dropped}: run examctl login --profile ${name}, or set-profile with --token-file`);
+  }
+  if (options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => '')))
+    lines.push('--allow-insecure-http is not kept: give it on each run');
+  return { verb, lines };
+}
+
+/** What login or set-profile changed in a profile: `[what, before, now]` (before: maybe hand-written). */
+export function changedLines(name: string, changes: [string, string?, string?][]): string[] {
+  return changes.flatMap(([what, before, now]) =>
+    before && before !== now
+      ? [`profile ${name}: ${what} changed, ${what === 'base URL' ? redactUrl(before) : before} -> ${now}`]
+      : [],
+  );
+}
+
+/** Every profile as `config list` shows it (a token file read as a run reads it; never its value). */
+export const profilesOf = (env: Env) => listProfiles(env, (file) => readTokenFile(file, 'not usable', [], env));
+
+/** --json of a profile command: what it did, the profile as `config list` shows it, or its name once removed. */
+export async function profileDocument(name: string, done: object, env: Env): Promise<object> {
+  return { ...done, profile: (await profilesOf(env)).find((entry) => entry.name === name) ?? name };
+}
+
+/** `config list` without profiles: where to make the first. */
+export function noProfilesLine(env: Env): string {
+  return `no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>`;
+}
+
+/** `config show`: the file, the default profile, every profile. */
+export async function configDocument(env: Env) {
+  const profiles = await profilesOf(env);
+  const config = await loadConfig(env);
+  return { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
+}
+
+export function configShowLines(document: Awaited<ReturnType<typeof configDocument>>): string[] {
+  const head = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
+  return [...head, ...document.profiles.map(profileLine)];
+}
+
+/** `config remove`'s line: a removed default leaves none (while other profiles remain, it says how to choose one). */
+export function removedLine(name: string, config: ExamctlConfig): string {
+  const none = config.defaultProfile === undefined && Object.keys(config.profiles).length > 0;
+  return `removed profile ${name}${none ? '; no default profile now (examctl config use <name>)' : ''}`;
+}
+
+/** `config use`'s line: EXAMCTL_PROFILE naming another still wins where it is set. */
+export function defaultLine(name: string, env: Env): string {
+  const beaten = env.EXAMCTL_PROFILE?.trim();
+  return `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} still wins here` : ''}`;
+}
+
+/** A profile's line in `config list` and `config show`: `*` marks the default. */
+export function profileLine(profile: ProfileSummary): string {
+  const defaults = settingsText(profile.defaults);
+  const where =
+    profile.baseUrl === undefined ? 'local engine (no base URL)' : `${profile.baseUrl}  token: ${profile.token}`;
+  return `${profile.isDefault ? '*' : ' '} ${profile.name}  ${where}${defaults ? `  (${defaults})` : ''}`;
+}
