@@ -11,11 +11,12 @@
 // and read a 1 % change from more than one pair; V8 then refuses the build's code caches (another flag hash): start-up compiles
 // from source, in both builds alike. A runner's NODE_EXTRA_CA_CERTS is left out of the child's
 // environment: Node decodes that file at every start (~0.4G instructions on a runner with a large one).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instructionsByKind } from './callgrind-kinds.mjs';
 import { usersCsv } from './generate.mjs';
 import { cliPath, root } from './paths.mjs';
 import { minimalServer } from './remote-bench.mjs';
@@ -63,31 +64,7 @@ child.stderr.on('data', (text) => (stderr += text));
 const [code] = await once(child, 'exit');
 await target.close();
 if (code !== 0) throw new Error(`${which} exited ${code}: ${stderr.slice(-2000)}`);
-const kinds = [
-  ['turbofan', /compiler::|Zone/],
-  ['gc', /Scaveng|Mark|Sweep|Heap::|heap::|Evacuat|Pretenur|MemoryChunk|IteratePointers|SizeFromMap|BodyDescriptor/],
-  ['sha256', /sha256|SHA256|EVP_Digest/],
-  ['json', /Json/],
-  ['ic', /Builtins_.*IC/],
-  ['jit', /^\?\?\?:0x/],
-  ['builtins', /Builtins_/],
-];
-const byKind = {};
-const annotated = execFileSync('callgrind_annotate', ['--threshold=100', out], {
-  encoding: 'utf8',
-  maxBuffer: 1 << 28,
-});
-let total = 0;
-for (const line of annotated.split('\n')) {
-  const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-  if (match === null) continue;
-  const count = Number(match[1].replaceAll(',', ''));
-  if (match[2].includes('PROGRAM TOTALS')) total = count;
-  else {
-    const kind = kinds.find(([, pattern]) => pattern.test(match[2]))?.[0] ?? 'other';
-    byKind[kind] = (byKind[kind] ?? 0) + count;
-  }
-}
+const { total, byKind } = instructionsByKind(out);
 rmSync(scratch, { recursive: true, force: true });
 const millions = (n) => Math.round(n / 1e6);
 console.log(
