@@ -52,7 +52,10 @@ interface Upload {
   /** Body bytes to write; Infinity: until the connection breaks or closes. */
   total: number;
   chunk: number;
-  /** Written first; the rest only once the whole answer has been read (the server answered early). */
+  /**
+   * Written first; the rest only once the whole answer and the server's end of stream have been read (the server
+   * answered early, and ends its side as it answers): a cut that comes later cannot overtake that end.
+   */
   beforeAnswer?: number;
   /** Reads nothing until every body byte was written (a client that writes its whole body first). */
   readAfterWriting?: boolean;
@@ -74,11 +77,17 @@ function upload(port: number, spec: Upload): Promise<Exchange> {
     const wholeAnswer = new Promise<void>((resolveAnswer) => (answered = resolveAnswer));
     let stopped = false;
     if (spec.readAfterWriting === true) socket.pause();
+    const answeredAndEnded = (): void => {
+      if (exchange.serverEnded && isWholeAnswer(exchange.answer)) answered();
+    };
     socket.on('data', (data: Buffer) => {
       exchange.answer += data.toString('latin1');
-      if (isWholeAnswer(exchange.answer)) answered();
+      answeredAndEnded();
     });
-    socket.on('end', () => (exchange.serverEnded = true));
+    socket.on('end', () => {
+      exchange.serverEnded = true;
+      answeredAndEnded();
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       stopped = true;
       exchange.error = error.code ?? error.message;
