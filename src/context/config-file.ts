@@ -248,7 +248,7 @@ async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown
   return underLock(
     configDir(env),
     undefined,
-    lockTimeoutFromEnv(env) ?? 5_000,
+    lockTimeoutFromEnv(env, 5_000),
     async () => {
       const config = await loadConfig(env, true);
       await change(config);

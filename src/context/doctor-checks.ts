@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_FILE, lockHolder, lockTimeoutFromEnv } from '../system/lock.js';
+import { LOCK_FILE, lockHolder, lockTimeoutFromEnv } from '../system/lock.js';
 import { printJson, type CommandDeps } from './command-deps.js';
 import { type GlobalOptions } from '../flags/global-options.js';
 import { ExitCode, UsageError } from '../system/errors.js';
@@ -105,7 +105,7 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
   try {
     const read = storeReadVerdict(await api.getReviewSession(probeId()));
     const lockPath = join(store, LOCK_FILE);
-    const timeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const timeoutMs = lockTimeoutFromEnv(deps.env);
     return { name: 'store', ...storeLockVerdict(await lockHolder(lockPath), read, lockPath, timeoutMs) };
   } finally {
     await api.close();

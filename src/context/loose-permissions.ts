@@ -2,6 +2,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { constants, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Env } from '../system/env-values.js';
+import { NONBLOCK } from '../system/regular-file.js';
 import { configPath, type ExamctlConfig } from './config-file.js';
 
 /*
@@ -109,7 +110,7 @@ export async function untrustedPlaces(places: readonly TrustedPlace[], env: Env)
     const handle =
       place.kind === 'directory'
         ? undefined
-        : await open(place.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+        : await open(place.path, constants.O_RDONLY | NONBLOCK).catch(() => undefined);
     const problem =
       handle === undefined
         ? await directoryProblem(place.kind === 'directory' ? place.path : dirname(place.path), context)

@@ -3,7 +3,7 @@ import { ErrorCode } from '../domain/codes.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
+import { lockTimeoutFromEnv } from '../system/lock.js';
 import { messageOf, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
@@ -106,7 +106,7 @@ export async function adoptFile<P>(
   const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {
     lock: !dryRun,
     readOnly: dryRun,
-    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     onWait: say,
     operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
     env: deps.env,

@@ -6,7 +6,7 @@ import { DSYNC_FLAG } from '../system/durable-write.js';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../system/errors.js';
-import { kindOf, NotRegularFileError } from '../system/regular-file.js';
+import { kindOf, NOFOLLOW, NONBLOCK, NotRegularFileError } from '../system/regular-file.js';
 import {
   assertDirectoryTrusted,
   currentTrustContext,
@@ -133,9 +133,6 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
 }
 
 /* How a memory file is reached, judged and opened: docs/security.md, "Other local users", "Sync memory". */
-
-const NONBLOCK = constants.O_NONBLOCK ?? 0;
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** Refuses (exit 2) a sync or memory directory another user owns or can write (missing: where it would be made). */
 export async function assertTrustedMemoryDir(syncDir: string, dir: string): Promise<void> {

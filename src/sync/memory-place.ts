@@ -12,7 +12,7 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryFile, readMemory, rewritesOf, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
-import { jsonObject, StateService, type StateLockInfo } from './state-service.js';
+import { jsonObject, StateService, withService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import {
   besideAddress,
@@ -72,14 +72,11 @@ export async function openPlacedMemory(
 export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Env) {
   if (place.kind === 'dir')
     return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
-  const service = new StateService(place.address, env);
-  try {
+  return withService(place.address, env, async (service) => {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) await assertDocumentTarget(document, place.address, target);
     return { name: place.address, memories: document?.memories ?? new Map<SyncKind, MemoryContents>() };
-  } finally {
-    await service.close();
-  }
+  });
 }
 
 /** Every kind's memory of `target` in `syncDir` (a service's copy too), read without a lock. */

@@ -27,7 +27,7 @@ import {
 import { readPlacedMemories, type PlaceOptions } from './memory-place.js';
 import { memoryDir, type MemoryPlace } from '../context/target.js';
 import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
-import { jsonObject, StateService } from './state-service.js';
+import { jsonObject, withService, type StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
 export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Env) {
@@ -183,8 +183,7 @@ async function underServiceLock<T>(
     text: string | undefined,
   ) => Promise<T>,
 ): Promise<T> {
-  const service = new StateService(address, options.env);
-  try {
+  return withService(address, options.env, async (service) => {
     const lock = await service.lock(operation, options.lockTimeoutMs, options.onWait);
     try {
       const text = await service.read();
@@ -200,19 +199,14 @@ async function underServiceLock<T>(
     } finally {
       await service.unlock(lock);
     }
-  } finally {
-    await service.close();
-  }
+  });
 }
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
 export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
-  const service = new StateService(address, env);
-  try {
-    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(recordsAnything);
-  } finally {
-    await service.close();
-  }
+  return withService(address, env, async (service) =>
+    [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(recordsAnything),
+  );
 }
 
 /** `synced forget` on a state service: its document removed under its lock; returns how many ids it remembered. */
@@ -237,11 +231,6 @@ export async function releaseServiceLock(place: MemoryPlace, lockId: string, env
       `${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`,
     );
   }
-  const service = new StateService(place.address, env);
-  try {
-    await service.unlock({ ID: lockId });
-  } finally {
-    await service.close();
-  }
+  await withService(place.address, env, (service) => service.unlock({ ID: lockId }));
   return place.address;
 }

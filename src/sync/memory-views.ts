@@ -1,4 +1,4 @@
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
+import { lockTimeoutFromEnv } from '../system/lock.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { countedKind } from './memory-lines.js';
 import { describeTarget } from '../report/report-writers.js';
@@ -76,7 +76,7 @@ export async function forgetTargetMemory(
 ): Promise<number> {
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
-  const lockTimeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
   const onWait = (message: string) => void say(deps, message);
   const forgotten =
     place.kind === 'dir'

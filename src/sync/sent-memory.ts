@@ -1,7 +1,7 @@
 import { ErrorCode } from '../domain/codes.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
+import { lockTimeoutFromEnv } from '../system/lock.js';
 import {
   describeTarget,
   FEEDING_COMMAND,
@@ -184,7 +184,7 @@ export abstract class SentMemory<P> {
     }
     // Made before its memory opens: the first night records its head (store-standing.ts).
     if (!dryRun && resolved.kind === 'local') await ensureStore(resolved.store, this.deps);
-    const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env);
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const others: string[] = [];
     let refuses = false;

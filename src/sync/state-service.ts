@@ -214,6 +214,16 @@ export class StateService {
   }
 }
 
+/** `use` run with a client of the service at `address`, closed after. */
+export async function withService<T>(address: string, env: Env, use: (service: StateService) => Promise<T>) {
+  const service = new StateService(address, env);
+  try {
+    return await use(service);
+  } finally {
+    await service.close();
+  }
+}
+
 /** Terraform's form: the lock id as the ID query parameter. */
 function withLockId(address: string, lockId: string | undefined): string {
   if (lockId === undefined) return address;

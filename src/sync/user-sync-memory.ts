@@ -97,7 +97,6 @@ function refuseOver(
   );
 }
 
-/** The sync memory's part in `user sync` (docs/sync.md). */
 /** `user sync`'s words in the summary: unchanged, leavers disabled (--disable-missing), movers (docs/sync.md). */
 export const USER_SYNC_NOTES: readonly SummaryNote[] = [
   NOT_SENT_NOTE,
@@ -110,6 +109,7 @@ export const USER_SYNC_NOTES: readonly SummaryNote[] = [
   },
 ];
 
+/** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   declare protected readonly flags: UserSyncFlags;
   private readonly disables = new WeakSet<UserRequest>();
@@ -182,11 +182,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.flags;
-    const decides = this.decides;
-    const memory = await this.open(decides, disableMissing || pruneMemberships);
+    const memory = await this.open(this.decides, disableMissing || pruneMemberships);
     await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(this.flags.file, !decides || this.flags.allowOldFile === true, this.fileRecords());
+      await this.refuseOldFile(this.flags.file, !this.decides || this.flags.allowOldFile === true, this.fileRecords());
       // A store that says where it stands names a user a schedule push rewrote among what it changed since
       // (sentAgain); the schedule memory's registrations stand in for that on the platform only.
       if (changedOnly && !this.storeStands) this.registered = registrations(await this.otherKind('schedules'));

@@ -15,9 +15,9 @@ export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
-/** EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the store (the store reads no environment). */
-export function lockTimeoutFromEnv(env: Env): number | undefined {
-  return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
+/** EXAMCTL_LOCK_TIMEOUT_MS, else `fallback`, read by the caller that opens the store (the store reads no environment). */
+export function lockTimeoutFromEnv(env: Env, fallback = DEFAULT_LOCK_TIMEOUT_MS): number {
+  return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS') ?? fallback;
 }
 const BREAK_FILE = 'LOCK.break';
 /** Prefix of a waiter's announcement files (lock-lease.ts); one a killed process left is harmless. */

@@ -597,7 +597,7 @@ describe('lock timeout configuration', () => {
   it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', () => {
     expect(() => lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: 'soon' })).toThrow(UsageError);
     expect(lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: '300' })).toBe(300);
-    expect(lockTimeoutFromEnv({})).toBeUndefined();
+    expect(lockTimeoutFromEnv({})).toBe(10_000);
   });
 
   it('the store itself reads no environment: a malformed EXAMCTL_LOCK_TIMEOUT_MS does not reach openStore', async () => {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
+import { lockTimeoutFromEnv } from '../../system/lock.js';
 import { say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
@@ -79,7 +79,7 @@ export async function runImport(
   const text = await readMemoryDocumentFile(file, path, deps.env);
   const { document, replaced } = await importMemory(place, resolved.report, text, file, {
     force: force ?? false,
-    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     onWait: (message) => void say(deps, message),
     env: deps.env,
   });
