@@ -117,10 +117,14 @@ function describe(schema: z.ZodType): string {
   return schema.description ?? '';
 }
 
-/** Every numbered code: the API's, then examctl's own, with the fields whose rule gives it (a code no field gives is decided on the platform's state). */
-function codesTable(): string {
+/**
+ * Every numbered code: the API's, then examctl's own, with the fields whose rule gives it (a code no field gives is
+ * decided on the platform's state). A field's rule is the local engine's answer too: a code of examctl's own that a
+ * field gives says that field, not "no endpoint".
+ */
+export function codesTable(tables: Readonly<Record<string, RuleTable>> = TABLES): string {
   const fieldsByCode = new Map<number, string[]>();
-  for (const [name, table] of Object.entries(TABLES)) {
+  for (const [name, table] of Object.entries(tables)) {
     for (const rule of table.rules) {
       for (const match of describe(wireSchema(rule)).matchAll(/\bcodes? (\d+)/g)) {
         const code = Number(match[1]);
@@ -149,10 +153,10 @@ function codesTable(): string {
         from,
         warnings.has(code)
           ? 'locally, a warning: sent all the same, failed only with --strict (docs/input-formats.md, "Warnings")'
-          : items.has(code)
-            ? `by examctl itself, no endpoint (docs/errors.md, "A record's own codes")`
-            : fieldsByCode.has(code)
-              ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
+          : fieldsByCode.has(code)
+            ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
+            : items.has(code)
+              ? `by examctl itself, no endpoint (docs/errors.md, "A record's own codes")`
               : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
       ]),
   );

@@ -102,7 +102,8 @@ export const WARNING_CODES = {
 
 /**
  * The codes of the problems only examctl finds (docs/errors.md, "A record's own codes"): a rule of a file, of
- * the sync memory, of a plan or of a run, which no API endpoint has. A rule of the API that the spec leaves
+ * the sync memory, of a plan or of a run, which no API endpoint has; or of a field of examctl's own, which the
+ * local engine answers too (docs/architecture.md, "Add a field, with a code of examctl's own"). A rule of the API that the spec leaves
  * unnumbered keeps code null, as the API and the local engine answer it (docs/domain-rules.md, "Codes per endpoint").
  */
 export const ITEM_CODES = {

@@ -11,7 +11,10 @@ export interface LocalDirectory {
   roleTitles(): string[];
   /** External ids of the schedule's invigilators; null when there is no such schedule. */
   invigilatorsOf(scheduleExtId: string): string[] | null;
-  /** The editable fields of an existing user (never a password or its hash); null when unknown. */
+  /**
+   * The editable fields of an existing user (never a password or its hash); null when unknown. The user lookups
+   * take an ExternalId in any case, as examctl compares user ids; schedule ids match exactly.
+   */
   userOf(externalId: string): KnownUser | null;
   /** The user's whole stored record as Content.User shows it (never a password or memberships); null when unknown. */
   storedUserOf(externalId: string): StoredUserView | null;

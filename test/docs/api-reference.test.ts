@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiTable, renderApiBlocks } from '../../scripts/doc-tables.js';
-import { OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
+import { apiTable, codesTable, renderApiBlocks } from '../../scripts/doc-tables.js';
+import { ErrorCode, OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
+import { ruleTable, stringRule } from '../../src/domain/field-rules.js';
 import { USER_VIEW_FIELDS } from '../../src/domain/user.js';
 import { ROOT } from '../support/cli.js';
 
@@ -52,6 +53,14 @@ describe('docs/api-reference.md', () => {
     expect(numbers).toEqual(expected);
     expect(codes).toContain('| 219 | user ExternalId invalid | API | locally: user.ExternalId |');
     expect(codes).toContain('| 1101 | review session not found | API | by the platform');
+  });
+
+  it("a code of examctl's own that a field's rule gives is said given locally by that field (the engine answers it)", () => {
+    // A field of examctl's own with a code of its own, as "Add a field" (docs/architecture.md) adds one.
+    const own = ruleTable('user', [stringRule('Nickname', { max: 10, tooLongCode: ErrorCode.ErrorsLeftOut })]);
+    expect(codesTable({ user: own })).toContain(
+      `| ${ErrorCode.ErrorsLeftOut} | errors left out | examctl | locally: user.Nickname |`,
+    );
   });
 
   it('"Add a user" names the fields Content.User shows, as USER_VIEW_FIELDS lists them', () => {
