@@ -1,13 +1,18 @@
 import { ExitCode } from '../../system/errors.js';
 import { openResume, changedDigestedFile, CHANGED_INPUT_ADVICE } from '../../runs/resume-plan.js';
-import { scanRun, resolveRunId } from '../../runs/read-run.js';
+import { scanRun, resolveRunId, type RunIndex } from '../../runs/read-run.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
 import { NothingToResumeError, RunJournalError } from '../../runs/run-errors.js';
 import { assertTrustedRun, assertTrustedRunsDir } from '../../runs/run-trust.js';
 import { printJson, type CommandDeps, type ResumeContext } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
-import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
+import {
+  lostByStore,
+  refuseOverLaterRuns,
+  refuseReplacedStore,
+  resumedOptions,
+} from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import {
   RUNS_RESUME,
@@ -77,6 +82,17 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
   }
 }
 
+/** Whether a finished run's local store lost rows it applied (restored since): a resume sends exactly those again. */
+async function localStoreLost(record: RunIndex, deps: CliDeps): Promise<boolean> {
+  const entry = resumeEntry(record.header.command, deps);
+  const keys = 'storeKeys' in entry ? entry.storeKeys : undefined;
+  const { target } = record.header;
+  if (keys === undefined || target.kind !== 'local' || record.header.storeHead === undefined) return false;
+  const { storeHead } = await import('../../context/target.js');
+  const local = { kind: 'local' as const, store: target.store, report: target };
+  return (await lostByStore((asked) => storeHead(local, asked, true), record, keys)) > 0;
+}
+
 async function resumeRun(
   { id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions,
   deps: CliDeps,
@@ -85,7 +101,7 @@ async function resumeRun(
   const runsDir = resolveRunsDir(given.runsDir, deps.env);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
   const { askPin, givenPin } = await import('../../context/pin-source.js');
-  const opened = await openResume(runsDir, wanted);
+  const opened = await openResume(runsDir, wanted, (record) => localStoreLost(record, deps));
   try {
     const pinned = typeof opened.record.header.options.pinSha256 === 'string';
     // EXAMCTL_PIN (a job's other steps may set it) is a PIN-started run's only; the command reads it no more.

@@ -91,7 +91,7 @@ async function syncFile(
       ? { describePlan: (records: AsyncIterable<InputRecord>) => memory.describePlan(records) }
       : {}),
     ...memory.hooks(),
-    storeKeys: 'users',
+    storeKeys: USER_SYNC.storeKeys,
     holds: (directory, user) => storeHoldsUser(directory, user),
     send: async (api, user, options) =>
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
