@@ -29,6 +29,7 @@ import { WHOLE_FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 import { collectionsOnStore, sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
 import type { LocalDirectory } from '../../port/local-directory.js';
+import type { PreparedSchedule } from '../../domain/sittings.js';
 import { openTargetDirectory } from '../../context/target.js';
 
 /**
@@ -73,13 +74,23 @@ export async function runAdoptSchedules(
   if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (!isGiven(input.defaults.schedule.PIN)) await refuseWithheldPins(input.records(), false);
-  return adopt(
-    'schedules',
-    { ...input, file: rest.file, entryOf: sittingsOnStore },
-    { ...options, syncDir },
-    deps,
-    target,
-  );
+  // A request no Upsert names (no --upsert, none in the file) is not the one a --changed-only night sends.
+  let withoutUpsert = 0;
+  const entryOf = (directory: LocalDirectory | null): AdoptInput<PreparedSchedule>['entryOf'] => {
+    const onStore = sittingsOnStore(directory);
+    return (payload, before) => {
+      const entry = onStore(payload, before);
+      if (!('message' in entry) && payload.request.Upsert === undefined) withoutUpsert += 1;
+      return entry;
+    };
+  };
+  const code = await adopt('schedules', { ...input, file: rest.file, entryOf }, { ...options, syncDir }, deps, target);
+  if (withoutUpsert > 0)
+    await say(
+      deps,
+      `note: ${countedKind(withoutUpsert, 'schedules')} adopted without Upsert (no --upsert, and the file gives none): a schedule push --changed-only night, which takes --upsert, sends ${withoutUpsert === 1 ? 'it' : 'them'} again; adopt again with --upsert if the nightly push gives it`,
+    );
+  return code;
 }
 
 /** `synced adopt-collections`: the way back for a collection whose request was cut short, checked on the platform. */
