@@ -7,9 +7,11 @@ import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
 import { CHANGED_INPUT_ADVICE, changedDigestedFile, type OpenedResume } from '../runs/resume-plan.js';
+import type { RunIndex } from '../runs/read-run.js';
 import { NothingToResumeError, RunJournalError } from '../runs/run-errors.js';
 import type { Env } from '../system/env-values.js';
 import { namedCopyOf } from './command-input.js';
+import { lostByStore } from './run-journaling.js';
 
 /**
  * Nothing to resume (the run finished, or none is unfinished): said, exit 0; with --json, a document saying so,
@@ -21,6 +23,22 @@ export async function nothingToResume(error: unknown, json: boolean, deps: Comma
   if (error.finishedRun !== undefined) return error.finishedRun;
   if (json) await printJson(deps, { run: null, resumed: false, reason: error.message });
   return undefined;
+}
+
+/**
+ * Whether a finished run's local store lost rows it applied (restored since, docs/runs.md, "runs resume"): a resume
+ * sends exactly those again. `entry` is the run's command (cli/resume-registry.ts): its store keys, if it has any.
+ */
+export async function localStoreLost(
+  record: RunIndex,
+  entry: { readonly storeKeys?: 'users' | 'schedules' } | { readonly notResumable: string },
+): Promise<boolean> {
+  const keys = 'storeKeys' in entry ? entry.storeKeys : undefined;
+  const { target } = record.header;
+  if (keys === undefined || target.kind !== 'local' || record.header.storeHead === undefined) return false;
+  const { storeHead } = await import('../context/target.js');
+  const local = { kind: 'local' as const, store: target.store, report: target };
+  return (await lostByStore((asked) => storeHead(local, asked, true), record, keys)) > 0;
 }
 
 /**

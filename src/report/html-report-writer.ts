@@ -48,7 +48,7 @@ type Line = readonly [label: string] | readonly [label: string, value: string | 
 function shownValue(field: string, value: unknown): string {
   // A related entity's field is named `<collection> <id> <field>`.
   if (isSecretField(field.slice(field.lastIndexOf(' ') + 1))) return 'withheld';
-  if (value === undefined) return '(none)';
+  if (value === undefined) return '(no value)';
   if (value === null || value === '') return '(empty)';
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > VALUE_CHARS
@@ -74,7 +74,7 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
       before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
     after.push([change.field, shownValue(change.field, change.after)]);
   }
-  // The fields that change whose values the report lacks (a schedule's own, beside its candidates' users): by name.
+  // The fields that change whose values the report lacks (a remote target's, a schedule's candidates whose ids stay): by name.
   for (const field of item.changedFields ?? [])
     if (field !== moved && !changes.some((change) => change.field === field || change.field.startsWith(`${field} `)))
       after.push([field]);

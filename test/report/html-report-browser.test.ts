@@ -80,7 +80,9 @@ describe('the HTML page in Chromium', () => {
       'LastName Haddad\nPassword withheld',
       'LastName Haddad-Jones\nPassword withheld',
     ]);
-    expect(updates[1]![2]).toBe('Email not known');
+    // A field that had no value says so in words, not as a blank or a value named "none".
+    expect(updates[1]![2]).toBe('Email not known\nHierarchies (no value)');
+    expect(updates[1]![3]).toBe('Email ben@example.test\nHierarchies H-NORTH');
     // Why a row the file did not change goes again (a store restored), where the officer reads the row.
     expect(updates[1]![4]).toContain('run 20261128-0102-ab12');
     expect(updates[1]![4]).toContain('the store was restored');

@@ -104,7 +104,11 @@ describe('--report FILE.html', () => {
     expect(beforeAndAfter(leaver!)).toEqual({ before: [], after: [['', 'disable login']] });
     expect(beforeAndAfter({ ...leaver!, dryRun: undefined })).toEqual({ before: [], after: [['', 'login disabled']] });
     expect(beforeAndAfter(create!).before).toEqual([]);
-    expect(beforeAndAfter(unknown!).before).toEqual([['Email', null]]);
+    // A value not known (null: the page says so) apart from a field known to have had none.
+    expect(beforeAndAfter(unknown!).before).toEqual([
+      ['Email', null],
+      ['Hierarchies', '(no value)'],
+    ]);
   });
 
   it("carries each row's own values, never a password's, so a search finds it by one that does not change", async () => {

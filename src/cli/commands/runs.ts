@@ -8,6 +8,7 @@ import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
 import { refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import {
+  localStoreLost,
   nothingToResume,
   refuseUnresumable,
   resumedRun,
@@ -85,7 +86,10 @@ async function resumeRun(
 ): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = resolveRunsDir(given.runsDir, deps.env);
-  const opened = await openResume(runsDir, await trustedRunId(runsDir, id ?? 'unfinished', deps));
+  const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
+  const opened = await openResume(runsDir, wanted, (record) =>
+    localStoreLost(record, resumeEntry(record.header.command, deps)),
+  );
   try {
     const { header } = opened.record;
     const { pin, env } = await resumePin(opened, { pin: pinFlag, pinFile }, given, deps);
