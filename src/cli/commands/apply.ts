@@ -11,6 +11,7 @@ import {
   DEFAULT_PLAN_MAX_AGE_MS,
   forgetApplied,
   judgeApplied,
+  keepPlan,
   keptInputs,
   planGuard,
   planPlace,
@@ -82,6 +83,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
     return appliedAlready(plan, given, first, place, await target(), options.json === true, deps);
   }
+  if (!dryRun) await keepPlan(place, path);
   await say(
     deps,
     `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`,

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { ExitCode } from '../../system/errors.js';
 import { openResume, changedDigestedFile, CHANGED_INPUT_ADVICE } from '../../runs/resume-plan.js';
 import { scanRun, resolveRunId } from '../../runs/read-run.js';
@@ -130,11 +131,17 @@ async function resumeRun(
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
     const named = namedCopyOf(opened.record.header.input);
+    // An apply's run sends the plan's requests only, resumed too (docs/plan.md, "Apply").
+    const planned = opened.record.header.plan;
+    const { keptPlanGuard } = await import('../../pipeline/plan-apply.js');
+    const applying =
+      planned === undefined ? undefined : await keptPlanGuard(resolve(deps.cwd, runsDir), planned, wanted);
     const resumedDeps: CliDeps = {
       ...deps,
       env,
       cwd: runCwd,
       resume: { ...opened, check },
+      ...(applying === undefined ? {} : { applying }),
       invocation: options,
       keptOptions: entry.keptOptions,
       commandFlags: entry.keptOptions.names,
