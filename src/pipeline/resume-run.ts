@@ -3,6 +3,7 @@
  * said (a finished run's report instead), the PIN it sends, a command or input that cannot be run again refused,
  * and the directory, options and input the command runs with.
  */
+import { resolve } from 'node:path';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
@@ -10,6 +11,7 @@ import { CHANGED_INPUT_ADVICE, changedDigestedFile, type OpenedResume } from '..
 import type { RunIndex } from '../runs/read-run.js';
 import { NothingToResumeError, RunJournalError } from '../runs/run-errors.js';
 import type { Env } from '../system/env-values.js';
+import type { PlanGuard } from '../runs/plan-document.js';
 import { namedCopyOf } from './command-input.js';
 import { lostByStore } from './run-journaling.js';
 
@@ -72,6 +74,21 @@ export async function refuseUnresumable<E extends object>(
   const fileChanged = await changedDigestedFile(opened.record);
   if (fileChanged !== undefined) throw new RunJournalError(`run ${id}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
   return entry as Exclude<E, { readonly notResumable: string }>;
+}
+
+/**
+ * An apply's run sends the plan's requests only, resumed too (docs/plan.md, "Apply"): the guard of the plan apply kept
+ * for it (E2601 where it is gone or another), each request checked against it; none for another command's run.
+ */
+export async function resumedPlanGuard(
+  opened: OpenedResume,
+  runsDir: string,
+  cwd: string,
+): Promise<PlanGuard | undefined> {
+  const { plan, id } = opened.record.header;
+  if (plan === undefined) return undefined;
+  const { keptPlanGuard } = await import('./plan-apply.js');
+  return keptPlanGuard(resolve(cwd, runsDir), plan, id);
 }
 
 /** A --store given to the resume: not used (the recorded target is), said. */

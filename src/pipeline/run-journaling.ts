@@ -291,6 +291,7 @@ export async function startJournaling(
     syncDir,
     instance,
     ...(head === undefined ? {} : { storeHead: head }),
+    ...(deps.applying === undefined ? {} : { plan: deps.applying.plan }),
     ...(choosesIds === true ? { chosenIds: true as const } : {}),
     ...(units === undefined ? {} : { units }),
   });

@@ -12,7 +12,7 @@ import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
 import { ACTION_WORDS, itemAction, SHOWN_ORDER, type PlanAction } from './plan-actions.js';
-import { describeTarget, noMemorySentence, problemWords, REDACTED_CELL } from './report-writers.js';
+import { describeTarget, movedLines, noMemorySentence, problemWords, REDACTED_CELL } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
@@ -78,7 +78,7 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
   for (const field of item.changedFields ?? [])
     if (field !== moved && !changes.some((change) => change.field === field || change.field.startsWith(`${field} `)))
       after.push([field]);
-  if (item.removed !== undefined && item.removed.length > 0) before.push(['leaves', item.removed.join(', ')]);
+  if (item.removed !== undefined) before.push(...movedLines(item.removed));
   if (item.joined !== undefined && item.joined.length > 0) after.push(['joins', item.joined.join(', ')]);
   return { before, after };
 }

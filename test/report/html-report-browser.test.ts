@@ -71,7 +71,7 @@ describe('the HTML page in Chromium', () => {
     const [mover] = await tableRows(page, 'prune');
     expect(mover![0]).toBe('stu-2');
     // Its links once: as it leaves and joins them, not again as its Hierarchies' old and new value.
-    expect(mover![2]).toBe('leaves H-NORTH, H-NORTH:coordinator');
+    expect(mover![2]).toBe('leaves H-NORTH\nH-NORTH: no longer coordinator');
     expect(mover![3]).toBe('joins H-SOUTH');
     const updates = await tableRows(page, 'update');
     expect(updates[0]!.slice(0, 4)).toEqual([

@@ -12,6 +12,7 @@ import {
   nothingToResume,
   refuseUnresumable,
   resumedRun,
+  resumedPlanGuard,
   resumePin,
   storeNotUsedLine,
 } from '../../pipeline/resume-run.js';
@@ -120,11 +121,13 @@ async function resumeRun(
     );
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
+    const applying = await resumedPlanGuard(opened, runsDir, deps.cwd);
     const resumedDeps: CliDeps = {
       ...deps,
       env,
       cwd: resumed.cwd,
       resume: { ...opened, check },
+      ...(applying === undefined ? {} : { applying }),
       invocation: options,
       keptOptions: entry.keptOptions,
       commandFlags: entry.keptOptions.names,
