@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clockFromEnv } from '../../src/engine/index.js';
@@ -221,5 +221,38 @@ describe('an interrupted apply, resumed', () => {
         'Other',
         ['H-NORTH', 'H-SOUTH'],
       ]);
+    }));
+
+  it('a resumed apply whose kept plan is gone is refused (E2601, naming runs/plans/<id>/plan.json), nothing sent', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+      const store = ['--store', join(dir, 'store')];
+      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+      const sync = [...store, 'user', 'sync', '--changed-only', '--file'];
+      await writeFile(join(dir, 'users.csv'), csv(''));
+      expect((await examctl([...sync, 'users.csv'], dir, env)).code).toBe(0);
+      await writeFile(join(dir, 'export.csv'), csv('-Lee'));
+      expect((await examctl([...sync, 'export.csv', '--dry-run', '--plan-out', 'plan.json'], dir, env)).code).toBe(0);
+      const planId = (JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { id: string }).id;
+      const stopped = await examctl([...store, 'apply', 'plan.json'], dir, {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+      });
+      expect(stopped.signal).toBe('SIGKILL');
+      const run = /run (\S+) \(examctl runs show/.exec(stopped.stderr)?.[1];
+      const kept = join(dir, 'runs', 'plans', planId, 'plan.json');
+      const renamed = async () => {
+        const world = JSON.parse((await examctl([...store, 'local', 'export'], dir, env)).stdout) as {
+          Users: { LastName: string }[];
+        };
+        return world.Users.filter((user) => user.LastName.endsWith('-Lee')).length;
+      };
+      const sent = await renamed();
+      await rm(kept);
+      const resumed = await examctl(['runs', 'resume', run!], dir, env);
+      expect(resumed.code).toBe(2);
+      expectCoded(resumed.stderr, 'E2601', kept);
+      expect(await renamed()).toBe(sent);
+      expect(sent).toBeLessThan(USERS);
     }));
 });
