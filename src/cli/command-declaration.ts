@@ -48,6 +48,8 @@ export interface CommandDeclaration {
   readonly printsText?: true;
   /** Required with `--report` taken (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;
+  /** The store's keys its run changes, whose head its journal records (docs/runs.md, "A store restored under a run"). */
+  readonly storeKeys?: 'users' | 'schedules';
 }
 
 /** A declaration that remembers its table's type, so its behaviour is checked against it (program.ts). */

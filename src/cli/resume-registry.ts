@@ -13,6 +13,7 @@ type ResumeEntry =
       readonly run: () => Promise<CommandRun<never>>;
       readonly input: () => Promise<RerunInput>;
       readonly keptOptions: KeptOptions;
+      readonly storeKeys?: 'users' | 'schedules';
     }
   | { readonly notResumable: string };
 
@@ -33,5 +34,5 @@ export function resumeEntry(
       throw new InternalError(`${command} is declared resumable but its module exports no rerunInput`);
     return loaded;
   };
-  return { run: behaviour.run, input, keptOptions: keptOptionNames(declaration) };
+  return { run: behaviour.run, input, keptOptions: keptOptionNames(declaration), storeKeys: declaration.storeKeys };
 }

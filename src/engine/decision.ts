@@ -3,6 +3,7 @@ import { membershipsCell } from '../domain/coercion.js';
 import type { ApiErrorEntry } from '../domain/envelope.js';
 import type { Problem } from '../domain/problem.js';
 import { sameValue } from '../domain/same-value.js';
+import { isSecretField } from '../domain/field-names.js';
 import type { Change, CollectionName } from './store/contract.js';
 import type { EngineView } from './view.js';
 
@@ -44,7 +45,7 @@ export function accept<T>(view: EngineView, content: T, primary: Change, related
   if (action !== 'unchanged') {
     const fields = changedFieldsOf(view, primary, effective);
     if (fields.length > 0) result.changedFields = fields;
-    const related = relatedChangesOf(view, primary, effective);
+    const related = [...ownChangesOf(view, primary, effective), ...relatedChangesOf(view, primary, effective)];
     if (related.length > 0) result.relatedChanges = related;
   }
   return { result, changes: effective };
@@ -76,6 +77,37 @@ function relatedChangesOf(
     }
   }
   return related;
+}
+
+/**
+ * Each of an updated schedule's own fields that the change gives a new value, by its name, before and after (docs/plan.md,
+ * "Before and after"): a PIN named, never its value; `Candidates` as their ids, listed when one joins. A user's own come
+ * from the sync memory or the store's record for both targets (user-changes.ts); a collection's are named only.
+ */
+function ownChangesOf(
+  view: EngineView,
+  primary: { collection: CollectionName; key: string },
+  effective: readonly Change[],
+): RelatedChange[] {
+  const before = view.get(primary.collection, primary.key) as Record<string, unknown> | undefined;
+  const change = effective.find((one) => one.collection === primary.collection && one.key === primary.key);
+  if (primary.collection !== 'schedules' || before === undefined || change === undefined) return [];
+  const after = (change.value ?? {}) as Record<string, unknown>;
+  const own: RelatedChange[] = [];
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const [was, is] =
+      key === 'Candidates' ? [candidateIds(before[key]), candidateIds(after[key])] : [before[key], after[key]];
+    if (sameValue(was, is)) continue;
+    if (isSecretField(key)) own.push({ field: key });
+    else own.push({ field: key, ...shown(key, 'before', was), ...shown(key, 'after', is) });
+  }
+  return own;
+}
+
+/** A schedule's candidates as a person reads them: their ids (their links and tokens never). */
+function candidateIds(candidates: unknown): string | undefined {
+  if (!Array.isArray(candidates) || candidates.length === 0) return undefined;
+  return candidates.map((candidate) => (candidate as { CandidateExtId: string }).CandidateExtId).join(', ');
 }
 
 function shown(key: string, side: 'before' | 'after', value: unknown): Partial<RelatedChange> {

@@ -15,6 +15,7 @@ import {
   appliedBefore,
   forgetApplied,
   judgeApplied,
+  keepPlan,
   planGuard,
   recordApplied,
   recordApplyEnded,
@@ -70,6 +71,8 @@ export class PlanApplying {
 
   constructor(
     private readonly place: string,
+    /** The plan's file: the claim keeps a copy (`plan.json`) that a resume of the run checks against. */
+    private readonly path: string,
     private readonly dryRun: boolean,
   ) {}
 
@@ -85,11 +88,17 @@ export class PlanApplying {
     };
   }
 
-  /** Of two applies at once, the one that records first goes: undefined; the other gets the first's record. */
+  /**
+   * Of two applies at once, the one that records first goes (undefined), keeping the plan for a resume of its run;
+   * the other gets the first's record.
+   */
   async claim(now: Date): Promise<AppliedRecord | undefined> {
     this.started = now.toISOString();
-    if (this.dryRun || (await recordApplied(this.place, { started: this.started }, true))) return undefined;
-    return (await appliedBefore(this.place)) ?? { started: 'an unknown time' };
+    if (this.dryRun) return undefined;
+    if (!(await recordApplied(this.place, { started: this.started }, true)))
+      return (await appliedBefore(this.place)) ?? { started: 'an unknown time' };
+    await keepPlan(this.place, this.path);
+    return undefined;
   }
 
   /** Refused before anything was sent (exit 2): the plan may be applied again. */

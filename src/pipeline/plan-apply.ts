@@ -8,8 +8,8 @@ import { describeTarget } from '../report/report-writers.js';
 import { targetIdentity, type ReportSummary } from '../report/run-report.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { runState, scanRun, summarize } from '../runs/read-run.js';
-import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
-import { ExitCode, UsageError } from '../system/errors.js';
+import { type PlanDocument, type PlanGuard, type PlanInput, readPlan } from '../runs/plan-document.js';
+import { ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { formatMilliseconds } from '../formats/number-format.js';
 import { memoryMark, NO_MEMORY, settingsMark, storeHolds, targetStoreMark } from './plan-marks.js';
 
@@ -244,5 +244,30 @@ export async function keptInputs(plan: PlanDocument, place: string, path: string
 
 /** The guard the pipeline checks each request against (plan-tap.ts, `guarded`). */
 export function planGuard(plan: PlanDocument, path: string): PlanGuard {
-  return { path, itemAt: (n) => plan.items[n] };
+  return { path, plan: plan.id, itemAt: (n) => plan.items[n] };
+}
+
+/** The plan as apply read it, kept beside its inputs (`plan.json`, 0600): a resume of apply's run checks against it. */
+export async function keepPlan(place: string, path: string): Promise<void> {
+  await writeFile(join(place, 'plan.json'), await readFile(path), { mode: 0o600 });
+}
+
+/**
+ * The guard of a resumed apply (docs/plan.md, "Apply"): the plan kept for the run, checked as apply checks a plan,
+ * and the one the journal names; a copy gone or another plan is refused (E2601), nothing sent.
+ */
+export async function keptPlanGuard(runsDir: string, id: string, run: string): Promise<PlanGuard> {
+  const path = join(runsDir, 'plans', id, 'plan.json');
+  const plan = await readPlan(path).catch((error: unknown) => {
+    throw new UsageError(
+      `run ${run} applies plan ${id}, whose kept copy ${path} cannot be read (${messageOf(error)}): it cannot be resumed, since each request must be checked against the plan; nothing was sent`,
+      { code: 'E2601' },
+    );
+  });
+  if (plan.id !== id)
+    throw new UsageError(
+      `run ${run} applies plan ${id}, but ${path} holds plan ${plan.id}: it cannot be resumed; nothing was sent`,
+      { code: 'E2601' },
+    );
+  return { ...planGuard(plan, path), resumed: true };
 }

@@ -187,6 +187,15 @@ function judgedOf(deps: CommandDeps, counts: ActionCounts): string[] {
   return judged;
 }
 
+/**
+ * A resume's resend after a lost answer: the plan's user request with `DisableLogin: false`, which the memory adds
+ * to a user whose last request went unanswered (user-sync-memory.ts, `enables`; docs/plan.md, "Apply").
+ */
+function enabledDigest(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null || 'DisableLogin' in request) return undefined;
+  return planDigest({ ...request, DisableLogin: false });
+}
+
 /** `examctl apply`: a unit that is not the plan's request at its position fails, not sent (docs/plan.md, "Apply"). */
 export async function* guarded<P>(
   batches: AsyncIterable<readonly Unit<P>[]>,
@@ -198,7 +207,8 @@ export async function* guarded<P>(
       const at = n++;
       if (!unit.prepared.ok || unit.unsent !== undefined) return unit;
       const planned = guard.itemAt(at);
-      if (planned?.digest === planDigest(unit.prepared.value)) return unit;
+      const digest = planDigest(unit.prepared.value);
+      if (planned?.digest === digest || (guard.resumed && digest === enabledDigest(planned?.request))) return unit;
       const problem = {
         field: '',
         code: ErrorCode.NotInPlan,

@@ -198,7 +198,12 @@ export async function openRunReport(
   }
   if (githubActionsEnabled(deps.env))
     sinks.push(
-      new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, header }),
+      new GithubAnnotationsWriter(deps.stderr, {
+        cwd: deps.cwd,
+        workspace: deps.env.GITHUB_WORKSPACE,
+        header,
+        refused: summary.countsOnly,
+      }),
     );
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
   sinks.push(

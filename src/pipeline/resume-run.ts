@@ -3,13 +3,17 @@
  * said (a finished run's report instead), the PIN it sends, a command or input that cannot be run again refused,
  * and the directory, options and input the command runs with.
  */
+import { resolve } from 'node:path';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { say } from '../formats/terminal-text.js';
 import { CHANGED_INPUT_ADVICE, changedDigestedFile, type OpenedResume } from '../runs/resume-plan.js';
+import type { RunIndex } from '../runs/read-run.js';
 import { NothingToResumeError, RunJournalError } from '../runs/run-errors.js';
 import type { Env } from '../system/env-values.js';
+import type { PlanGuard } from '../runs/plan-document.js';
 import { namedCopyOf } from './command-input.js';
+import { lostByStore } from './run-journaling.js';
 
 /**
  * Nothing to resume (the run finished, or none is unfinished): said, exit 0; with --json, a document saying so,
@@ -21,6 +25,22 @@ export async function nothingToResume(error: unknown, json: boolean, deps: Comma
   if (error.finishedRun !== undefined) return error.finishedRun;
   if (json) await printJson(deps, { run: null, resumed: false, reason: error.message });
   return undefined;
+}
+
+/**
+ * Whether a finished run's local store lost rows it applied (restored since, docs/runs.md, "runs resume"): a resume
+ * sends exactly those again. `entry` is the run's command (cli/resume-registry.ts): its store keys, if it has any.
+ */
+export async function localStoreLost(
+  record: RunIndex,
+  entry: { readonly storeKeys?: 'users' | 'schedules' } | { readonly notResumable: string },
+): Promise<boolean> {
+  const keys = 'storeKeys' in entry ? entry.storeKeys : undefined;
+  const { target } = record.header;
+  if (keys === undefined || target.kind !== 'local' || record.header.storeHead === undefined) return false;
+  const { storeHead } = await import('../context/target.js');
+  const local = { kind: 'local' as const, store: target.store, report: target };
+  return (await lostByStore((asked) => storeHead(local, asked, true), record, keys)) > 0;
 }
 
 /**
@@ -54,6 +74,21 @@ export async function refuseUnresumable<E extends object>(
   const fileChanged = await changedDigestedFile(opened.record);
   if (fileChanged !== undefined) throw new RunJournalError(`run ${id}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
   return entry as Exclude<E, { readonly notResumable: string }>;
+}
+
+/**
+ * An apply's run sends the plan's requests only, resumed too (docs/plan.md, "Apply"): the guard of the plan apply kept
+ * for it (E2601 where it is gone or another), each request checked against it; none for another command's run.
+ */
+export async function resumedPlanGuard(
+  opened: OpenedResume,
+  runsDir: string,
+  cwd: string,
+): Promise<PlanGuard | undefined> {
+  const { plan, id } = opened.record.header;
+  if (plan === undefined) return undefined;
+  const { keptPlanGuard } = await import('./plan-apply.js');
+  return keptPlanGuard(resolve(cwd, runsDir), plan, id);
 }
 
 /** A --store given to the resume: not used (the recorded target is), said. */

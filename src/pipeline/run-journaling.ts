@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { MOST_ASKED_HEADS, type IntegrationApi } from '../port/integration-api.js';
+import { MOST_ASKED_HEADS, type IntegrationApi, type StoreHead } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
 import { APPLIED_BEFORE_INTERRUPT, digestKey, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
@@ -119,7 +119,9 @@ export async function startJournaling(
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
-    const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
+    const { applied, lost } = storeKeys
+      ? await storeSinceStart((asked) => storeHead(target, asked, true), record, storeKeys)
+      : NOTHING_KNOWN;
     const attemptHead = await startHead();
     if (attemptHead !== undefined) await journal.attemptHead(attemptHead);
     if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
@@ -289,6 +291,7 @@ export async function startJournaling(
     syncDir,
     instance,
     ...(head === undefined ? {} : { storeHead: head }),
+    ...(deps.applying === undefined ? {} : { plan: deps.applying.plan }),
     ...(choosesIds === true ? { chosenIds: true as const } : {}),
     ...(units === undefined ? {} : { units }),
   });
@@ -304,10 +307,22 @@ interface SinceStart {
 
 const NOTHING_KNOWN: SinceStart = { applied: undefined, lost: new Set() };
 
+/** How many kept units of a run the store lost (restored since it applied them): a finished run goes on for them. */
+export async function lostByStore(
+  ask: StoreAsker,
+  record: Pick<OpenedResume['record'], 'header' | 'keptItems' | 'headBefore'>,
+  collection: 'users' | 'schedules',
+): Promise<number> {
+  return (await storeSinceStart(ask, record, collection)).lost.size;
+}
+
+/** Where the store stands, and which of `asked` heads it holds (context/target.ts, storeHead). */
+type StoreAsker = (asked: readonly string[]) => Promise<StoreHead | undefined>;
+
 /** The store against the run's start head (docs/runs.md, "A store restored under a run"); none: the journal stands. */
 async function storeSinceStart(
-  target: ResolvedTarget,
-  record: OpenedResume['record'],
+  ask: StoreAsker,
+  record: Pick<OpenedResume['record'], 'header' | 'keptItems' | 'headBefore'>,
   collection: 'users' | 'schedules',
 ): Promise<SinceStart> {
   const head = record.header.storeHead;
@@ -316,7 +331,7 @@ async function storeSinceStart(
   const changedSince = new Map<string, ReadonlySet<string>>();
   const { starts, commits } = headsToJudge(record);
   for (const at of new Set([head, ...starts])) {
-    const standing = await storeHead(target, [at], true).catch(() => undefined);
+    const standing = await ask([at]).catch(() => undefined);
     if (standing === undefined) return NOTHING_KNOWN;
     if (standing.holds.includes(at))
       changedSince.set(
@@ -328,7 +343,7 @@ async function storeSinceStart(
   const held = new Set<string>();
   const asked = [...commits];
   for (let from = 0; from < asked.length; from += MOST_ASKED_HEADS) {
-    const standing = await storeHead(target, asked.slice(from, from + MOST_ASKED_HEADS), true).catch(() => undefined);
+    const standing = await ask(asked.slice(from, from + MOST_ASKED_HEADS)).catch(() => undefined);
     if (standing === undefined) return NOTHING_KNOWN;
     for (const one of standing.holds) held.add(one);
   }

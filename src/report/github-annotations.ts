@@ -32,6 +32,8 @@ interface AnnotationOptions {
   workspace?: string | undefined;
   /** A missing sync memory, or one that misses a run, is said as a warning (noMemorySentence). */
   header?: ReportHeader | undefined;
+  /** A refused run went nowhere: its refusal's `::error` says why, and no warning of what a night costs beside it. */
+  refused?: boolean | undefined;
 }
 
 function annotationFile(file: string, options: AnnotationOptions): string | undefined {
@@ -109,7 +111,7 @@ export class GithubAnnotationsWriter implements ReportSink {
   finish(): void | Promise<void> {
     // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
     const { header } = this.options;
-    const sentence = header && noMemorySentence(header);
+    const sentence = header && this.options.refused !== true ? noMemorySentence(header) : undefined;
     const title = header?.syncMemory?.populationFound ? 'sync memory incomplete' : 'no sync memory';
     const noMemory =
       sentence === undefined ? '' : `::warning title=examctl: ${escapeProperty(title)}::${escapeData(sentence)}\n`;

@@ -12,7 +12,7 @@ import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
 import { ACTION_WORDS, itemAction, SHOWN_ORDER, type PlanAction } from './plan-actions.js';
-import { describeTarget, noMemorySentence, problemWords, REDACTED_CELL } from './report-writers.js';
+import { describeTarget, movedLines, noMemorySentence, problemWords, REDACTED_CELL } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
@@ -48,7 +48,7 @@ type Line = readonly [label: string] | readonly [label: string, value: string | 
 function shownValue(field: string, value: unknown): string {
   // A related entity's field is named `<collection> <id> <field>`.
   if (isSecretField(field.slice(field.lastIndexOf(' ') + 1))) return 'withheld';
-  if (value === undefined) return '(none)';
+  if (value === undefined) return '(no value)';
   if (value === null || value === '') return '(empty)';
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > VALUE_CHARS
@@ -74,11 +74,11 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
       before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
     after.push([change.field, shownValue(change.field, change.after)]);
   }
-  // The fields that change whose values the report lacks (a schedule's own, beside its candidates' users): by name.
+  // The fields that change whose values the report lacks (a remote target's, a schedule's candidates whose ids stay): by name.
   for (const field of item.changedFields ?? [])
     if (field !== moved && !changes.some((change) => change.field === field || change.field.startsWith(`${field} `)))
       after.push([field]);
-  if (item.removed !== undefined && item.removed.length > 0) before.push(['leaves', item.removed.join(', ')]);
+  if (item.removed !== undefined) before.push(...movedLines(item.removed));
   if (item.joined !== undefined && item.joined.length > 0) after.push(['joins', item.joined.join(', ')]);
   return { before, after };
 }

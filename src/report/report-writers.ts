@@ -847,8 +847,11 @@ function planCounts(a: ActionCounts): PlanCounts {
   return counts;
 }
 
-/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
-export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
+/**
+ * What a mover loses, as the plan says it: `['leaves', 'H-A, H-B']` for the links it leaves, `['H-C:', 'no longer
+ * coordinator']` for each link it keeps without a flag (the HTML page's before lines, the plan line's parts).
+ */
+export function movedLines(removed: readonly string[]): [label: string, words: string][] {
   const left: string[] = [];
   const revoked = new Map<string, string[]>();
   for (const entry of removed) {
@@ -857,9 +860,14 @@ export function describeMove(removed: readonly string[], joined: readonly string
     if (colon < 0 || !Object.hasOwn(HIERARCHY_CELL_FLAGS, entry.slice(colon + 1))) left.push(entry);
     else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
   }
-  const parts: string[] = [];
-  if (left.length > 0) parts.push(`leaves ${left.join(', ')}`);
-  for (const [id, words] of revoked) parts.push(`${id}: no longer ${words.join(', ')}`);
+  const lines: [string, string][] = left.length > 0 ? [['leaves', left.join(', ')]] : [];
+  for (const [id, words] of revoked) lines.push([`${id}:`, `no longer ${words.join(', ')}`]);
+  return lines;
+}
+
+/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
+export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
+  const parts = movedLines(removed).map((line) => line.join(' '));
   if (joined.length > 0) parts.push(`joins ${joined.join(', ')}`);
   return parts.join('; ');
 }

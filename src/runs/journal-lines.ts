@@ -84,6 +84,8 @@ export interface RunHeaderLine {
   instance?: string;
   /** The store's head when the run began (local, served; docs/runs.md, "Applied before the interrupt"). */
   storeHead?: string;
+  /** The plan an apply's run sends (its id; docs/plan.md, "Apply"): a resume checks each request against it. */
+  plan?: string;
   startedAt: string;
   pid: number;
   host: string;

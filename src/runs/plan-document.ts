@@ -235,6 +235,10 @@ export async function readPlan(path: string, named = path): Promise<PlanDocument
 /** What `examctl apply` hands the pipeline: the request each item must send (docs/plan.md, "Apply"). */
 export interface PlanGuard {
   readonly path: string;
+  /** The plan's id: its run's journal names it, so a resume checks each request against the plan kept for it. */
+  readonly plan: string;
+  /** A resume of apply's run: a resend may add DisableLogin false to the plan's user request (plan-tap.ts). */
+  readonly resumed?: boolean;
   /** The plan's item at position n, if any. */
   itemAt(n: number): PlanItem | undefined;
   /** Told the id of the run that applies the plan, once its journal exists and before any request goes. */

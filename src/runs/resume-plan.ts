@@ -228,15 +228,22 @@ export interface OpenedResume {
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;
 }
 
-/** `runs resume` takes the run over: lock, journal read again, plan (RunJournalError, exit 2, if it cannot). */
-export async function openResume(runsDir: string, id: string): Promise<OpenedResume> {
+/**
+ * `runs resume` takes the run over: lock, journal read again, plan (RunJournalError, exit 2, if it cannot). A
+ * finished run only where `storeLost` says its store lost what it applied (restored since: docs/runs.md, "runs resume").
+ */
+export async function openResume(
+  runsDir: string,
+  id: string,
+  storeLost?: (record: RunIndex) => Promise<boolean>,
+): Promise<OpenedResume> {
   await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);
   let record: RunIndex | undefined;
   try {
     // Streamed, not held whole: 9 bytes an item (docs/runs.md, "runs resume").
     record = await scanRun(runsDir, id);
-    if (record.end !== undefined && finishesRun(record.end.reason)) {
+    if (record.end !== undefined && finishesRun(record.end.reason) && (await storeLost?.(record)) !== true) {
       throw new NothingToResumeError(
         `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)`,
         id,

@@ -44,7 +44,17 @@ const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 export type NewRunHeader = Pick<
   RunHeaderLine,
-  'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance' | 'storeHead'
+  | 'command'
+  | 'options'
+  | 'target'
+  | 'input'
+  | 'chosenIds'
+  | 'profile'
+  | 'origin'
+  | 'syncDir'
+  | 'instance'
+  | 'storeHead'
+  | 'plan'
 > & {
   units?: number;
 };

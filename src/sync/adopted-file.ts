@@ -19,8 +19,9 @@ import { RecordSource } from '../pipeline/record-source.js';
 import { inputPathOf } from '../pipeline/command-input.js';
 import { fileDigest } from './replayed-file.js';
 import { adoptFile, userAdoption, type Adoption, type AdoptInput } from './adopt.js';
-import { usersOnStore } from './adopt-sittings.js';
-import type { SyncKind } from './memory-lines.js';
+import { sittingsOnStore, usersOnStore } from './adopt-sittings.js';
+import { countedKind, type SyncKind } from './memory-lines.js';
+import type { PreparedSchedule } from '../domain/sittings.js';
 
 /** What the command says of the file beside what it adopts: its name, its records and how its units are made. */
 export interface AdoptedFile<P> extends Pick<RecordJob<P>, 'records' | 'units'> {
@@ -60,6 +61,35 @@ export async function adoptUserFiles(
     const input = { file, population, records: recordsOf(file), units, entryOf };
     code = Math.max(code, await adoptChecked('users', input, options, deps, target, tell));
   }
+  return code;
+}
+
+/**
+ * `synced adopt-schedules`: the file adopted as schedule push builds its requests. One no Upsert names (no --upsert,
+ * none in the file) is not the request a --changed-only night sends (it takes --upsert): said once, with what to do.
+ */
+export async function adoptSchedules(
+  input: Omit<AdoptedFile<PreparedSchedule>, 'entryOf'>,
+  options: AdoptOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+  tell: TellAdoption,
+): Promise<number> {
+  let withoutUpsert = 0;
+  const entryOf = (directory: LocalDirectory | null): AdoptInput<PreparedSchedule>['entryOf'] => {
+    const onStore = sittingsOnStore(directory);
+    return (payload, before) => {
+      const entry = onStore(payload, before);
+      if (!('message' in entry) && payload.request.Upsert === undefined) withoutUpsert += 1;
+      return entry;
+    };
+  };
+  const code = await adoptChecked('schedules', { ...input, entryOf }, options, deps, target, tell);
+  if (withoutUpsert > 0)
+    await say(
+      deps,
+      `note: ${countedKind(withoutUpsert, 'schedules')} adopted without Upsert (no --upsert, and the file gives none): a schedule push --changed-only night, which takes --upsert, sends ${withoutUpsert === 1 ? 'it' : 'them'} again; adopt again with --upsert if the nightly push gives it`,
+    );
   return code;
 }
 

@@ -186,7 +186,7 @@ export const ERROR_CODES = {
   E2601: {
     title: 'the plan no longer fits',
     cause:
-      'The plan was made for another target or other profile settings, its store or sync memory moved since (another run, a restore), or it is older than `--max-age`: what it would send is no longer what was reviewed. Or it was applied already and the store no longer holds where that apply left it (restored to before it, replaced): what it sent may be gone. Nothing was sent.',
+      "The plan was made for another target or other profile settings, its store or sync memory moved since (another run, a restore), or it is older than `--max-age`: what it would send is no longer what was reviewed. Or it was applied already and the store no longer holds where that apply left it (restored to before it, replaced): what it sent may be gone. Or a `runs resume` of an apply's run found the plan apply kept for it (`plans/<id>/plan.json` in the runs directory) gone or changed, so no request can be checked against it. Nothing was sent.",
     fix: 'Make a new plan against the target as it is now, review it, and apply that (docs/plan.md, "Refusals").',
   },
   E2602: {

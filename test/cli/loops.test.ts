@@ -329,6 +329,8 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       expect(lineWith(refused.stderr, '::error ', '--require-memory')).toMatch(
         /^::error title=examctl: the run stopped::E2501: /,
       );
+      // One cause, one annotation: the refusal says the missing memory, no warning beside it.
+      expect(refused.stderr.split('\n').filter((line) => line.startsWith('::'))).toHaveLength(1);
 
       const run = await cli(dir, [...nightly, '--json', '--report', 'sync.xml'], {
         GITHUB_ACTIONS: 'true',

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clockFromEnv } from '../../src/engine/index.js';
@@ -18,6 +18,8 @@ import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
  */
 
 const USERS = 400;
+/** Users enough that the last is past what an apply killed at its 100th answer put on record as sent. */
+const MANY = 1000;
 
 interface Item {
   id: string;
@@ -25,9 +27,9 @@ interface Item {
   status?: string;
 }
 
-const csv = (suffix: string) =>
+const csv = (suffix: string, users = USERS) =>
   `ExternalId,FirstName,LastName,Email,Role\n${Array.from(
-    { length: USERS },
+    { length: users },
     (_, i) => `u-${String(i + 1).padStart(4, '0')},Ada,Ng${i + 1}${suffix},u${i + 1}@example.test,Candidate`,
   ).join('\n')}\n`;
 
@@ -171,5 +173,86 @@ describe('an interrupted apply, resumed', () => {
       expect(resumed.code, resumed.stderr).toBe(1);
       expect(lineWith(resumed.stderr, last)).toContain(` in/export.csv:${USERS + 1} `);
       expect(await sources('resumed.json')).toEqual(new Set(['in/export.csv']));
+    }));
+
+  it("a resumed apply sends only the plan's requests: one a later run changed is not sent (9024), even --over-later-runs", () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+      const store = ['--store', join(dir, 'store')];
+      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+      const linked = (text: string, hierarchy: string) =>
+        text.replace('Role\n', 'Role,Hierarchies\n').replace(/Candidate$/gm, `Candidate,${hierarchy}`);
+      const sync = [...store, 'user', 'sync', '--changed-only', '--prune-memberships', '--file'];
+      await writeFile(join(dir, 'users.csv'), linked(csv('', MANY), 'H-NORTH'));
+      expect((await examctl([...sync, 'users.csv'], dir, env)).code).toBe(0);
+      await writeFile(join(dir, 'export.csv'), linked(csv('-Lee', MANY), 'H-NORTH'));
+      expect((await examctl([...sync, 'export.csv', '--dry-run', '--plan-out', 'plan.json'], dir, env)).code).toBe(0);
+      const stopped = await examctl([...store, 'apply', 'plan.json'], dir, {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+      });
+      expect(stopped.signal).toBe('SIGKILL');
+      const run = /run (\S+) \(examctl runs show/.exec(stopped.stderr)?.[1];
+      // Past what the killed attempt put on record as sent (docs/runs.md, "Sent ahead"): it never went.
+      // Another run gives the plan's last user a link the plan never saw: its request now would prune it.
+      const last = `u-${String(MANY).padStart(4, '0')}`;
+      await writeFile(
+        join(dir, 'other.csv'),
+        `ExternalId,FirstName,LastName,Email,Role,Hierarchies\n${last},Ada,Other,x@example.test,Candidate,H-SOUTH\n`,
+      );
+      expect((await examctl([...store, 'user', 'sync', '--file', 'other.csv'], dir, env)).code).toBe(0);
+      const resumed = await examctl(
+        ['runs', 'resume', run!, '--over-later-runs', '--report', 'resumed.json'],
+        dir,
+        env,
+      );
+      expect(resumed.code, resumed.stderr).toBe(1);
+      const items = JSON.parse(await readFile(join(dir, 'resumed.json'), 'utf8')).items as (Item & {
+        errors: { code: number }[];
+      })[];
+      expect(items.filter((item) => item.status !== 'ok').map((item) => [item.id, item.errors[0]?.code])).toEqual([
+        [last, 9024],
+      ]);
+      const world = JSON.parse((await examctl([...store, 'local', 'export'], dir, env)).stdout) as {
+        Users: { ExternalId: string; LastName: string; Hierarchies: { ExternalId: string }[] }[];
+      };
+      const user = world.Users.find((entry) => entry.ExternalId === last)!;
+      expect([user.LastName, user.Hierarchies.map((link) => link.ExternalId)]).toEqual([
+        'Other',
+        ['H-NORTH', 'H-SOUTH'],
+      ]);
+    }));
+
+  it('a resumed apply whose kept plan is gone is refused (E2601, naming runs/plans/<id>/plan.json), nothing sent', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+      const store = ['--store', join(dir, 'store')];
+      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+      const sync = [...store, 'user', 'sync', '--changed-only', '--file'];
+      await writeFile(join(dir, 'users.csv'), csv(''));
+      expect((await examctl([...sync, 'users.csv'], dir, env)).code).toBe(0);
+      await writeFile(join(dir, 'export.csv'), csv('-Lee'));
+      expect((await examctl([...sync, 'export.csv', '--dry-run', '--plan-out', 'plan.json'], dir, env)).code).toBe(0);
+      const planId = (JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { id: string }).id;
+      const stopped = await examctl([...store, 'apply', 'plan.json'], dir, {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+      });
+      expect(stopped.signal).toBe('SIGKILL');
+      const run = /run (\S+) \(examctl runs show/.exec(stopped.stderr)?.[1];
+      const kept = join(dir, 'runs', 'plans', planId, 'plan.json');
+      const renamed = async () => {
+        const world = JSON.parse((await examctl([...store, 'local', 'export'], dir, env)).stdout) as {
+          Users: { LastName: string }[];
+        };
+        return world.Users.filter((user) => user.LastName.endsWith('-Lee')).length;
+      };
+      const sent = await renamed();
+      await rm(kept);
+      const resumed = await examctl(['runs', 'resume', run!], dir, env);
+      expect(resumed.code).toBe(2);
+      expectCoded(resumed.stderr, 'E2601', kept);
+      expect(await renamed()).toBe(sent);
+      expect(sent).toBeLessThan(USERS);
     }));
 });

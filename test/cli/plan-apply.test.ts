@@ -311,7 +311,7 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(directories).toBe(0);
     }));
 
-  it("a field the store's record lacks has no value: left out or its default is no change, set is (none) -> value", () =>
+  it("a field the store's record lacks has no value: left out or its default is no change, set is (no value) -> value", () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
       const cli = async (args: string[]) => {
@@ -354,10 +354,10 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(changes('stu-2003')).toEqual([{ field: 'Company', known: true, after: 'Example Corp' }]);
       expect(planned.find((item) => item.id === 'stu-2004')!.action).toBe('unchanged');
       expect(planned.flatMap((item) => item.changes ?? []).filter((change) => !change.known)).toEqual([]);
-      // The page draws it as (none) -> value, never "not known".
+      // The page draws it as (no value) -> value, never "not known".
       const page = await readFile(join(dir, 'plan.html'), 'utf8');
       const row = page.split('\n').find((line) => line.includes('"stu-2001"'))!;
-      expect(row).toContain('[["Labels","(none)"]]');
+      expect(row).toContain('[["Labels","(no value)"]]');
       expect(row).toContain('[["Labels","[\\"cohort-2026\\"]"]]');
       expect(page).not.toMatch(/"stu-200\d".*\["\w+",null\]/);
     }));

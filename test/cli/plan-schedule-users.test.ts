@@ -75,7 +75,19 @@ describe("a schedule push's plan on the local store", () => {
       const island = /<script type="application\/json" id="examctl-rows">([^]*?)<\/script>/.exec(page)![1]!;
       const [row] = JSON.parse(island) as unknown[][];
       expect(row![4]).toContainEqual(['users stu-2002 Hierarchies', 'H-SOUTH|H-NORTH-DEC']);
-      expect(row![4]).toContainEqual(['StartDateTime']);
-      expect(row![4]).toContainEqual(['Candidates']);
+      // Its own fields before and after, its candidates by id; never a candidate's link.
+      expect(row![3]).toContainEqual(['StartDateTime', '2026-12-14T09:00:00.000Z']);
+      expect(row![4]).toContainEqual(['StartDateTime', '2026-12-15T09:00:00.000Z']);
+      expect(row![3]).toContainEqual(['Candidates', 'stu-2001, stu-9001']);
+      expect(row![4]).toContainEqual(['Candidates', 'stu-2001, stu-9001, stu-2002']);
+      expect(island).not.toContain('StartupLink');
+      const json = await cli('schedule push --file sittings.csv --upsert --dry-run --json'.split(' '));
+      const [item] = JSON.parse(json.stdout).items as { changes?: PlanChange[] }[];
+      expect(item!.changes?.find((change) => change.field === 'EndDateTime')).toEqual({
+        field: 'EndDateTime',
+        known: true,
+        before: '2026-12-14T12:00:00.000Z',
+        after: '2026-12-15T12:00:00.000Z',
+      });
     }));
 });

@@ -129,3 +129,41 @@ describe('a --changed-only night stopped, the store restored to before the night
     expect(shown.code, shown.stderr).toBe(0);
   });
 });
+
+describe('a finished schedule push, the store restored to the copy taken before it, runs resume <id>', () => {
+  it('sends again exactly what the store lost (said once, with the run and the count), then is finished', async () => {
+    // The first night stays in the store; the second night's half (its new schedules) is what the restore undoes.
+    const push = ['schedule', 'push', '--upsert', '--changed-only', '--file', 'sittings.csv'];
+    writeSittings(dir, SCHEDULES / 2);
+    expect((await examctl(push, dir, env)).code).toBe(0);
+    await cp(join(dir, 'store'), join(dir, 'before'), { recursive: true, preserveTimestamps: true });
+    writeSittings(dir, SCHEDULES);
+    const night = await examctl(push, dir, env);
+    expect(night.code, night.stderr).toBe(0);
+    const run = (JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as { run: string })
+      .run;
+    await restore();
+    expect(await heldSchedules()).toBe(SCHEDULES / 2);
+    const resumed = await examctl(['--json', 'runs', 'resume', run], dir, env);
+    expectAllOk(resumed, SCHEDULES);
+    const said = resumed.stderr.split('\n').filter((line) => line.includes('not in the store'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain(run);
+    expect(said[0]).toContain(` ${SCHEDULES / 2} `);
+    const items = (JSON.parse(resumed.stdout) as { items: { note?: string }[] }).items;
+    expect(items.filter((item) => item.note?.startsWith('sent again') === true)).toHaveLength(SCHEDULES / 2);
+    expect(await heldSchedules()).toBe(SCHEDULES);
+    // Nothing lost now: the run is finished, its report given as runs show gives it.
+    const again = await examctl(['runs', 'resume', run], dir, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`run ${run} is finished`);
+  });
+
+  it('on the store it left: finished, nothing sent', async () => {
+    expect((await examctl(['schedule', 'push', '--file', 'sittings.csv'], dir, env)).code).toBe(0);
+    const again = await examctl(['runs', 'resume', 'last'], dir, env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('is finished');
+    expect(again.stderr).not.toContain('not in the store');
+  });
+});

@@ -71,7 +71,7 @@ describe('the HTML page in Chromium', () => {
     const [mover] = await tableRows(page, 'prune');
     expect(mover![0]).toBe('stu-2');
     // Its links once: as it leaves and joins them, not again as its Hierarchies' old and new value.
-    expect(mover![2]).toBe('leaves H-NORTH, H-NORTH:coordinator');
+    expect(mover![2]).toBe('leaves H-NORTH\nH-NORTH: no longer coordinator');
     expect(mover![3]).toBe('joins H-SOUTH');
     const updates = await tableRows(page, 'update');
     expect(updates[0]!.slice(0, 4)).toEqual([
@@ -80,7 +80,9 @@ describe('the HTML page in Chromium', () => {
       'LastName Haddad\nPassword withheld',
       'LastName Haddad-Jones\nPassword withheld',
     ]);
-    expect(updates[1]![2]).toBe('Email not known');
+    // A field that had no value says so in words, not as a blank or a value named "none".
+    expect(updates[1]![2]).toBe('Email not known\nHierarchies (no value)');
+    expect(updates[1]![3]).toBe('Email ben@example.test\nHierarchies H-NORTH');
     // Why a row the file did not change goes again (a store restored), where the officer reads the row.
     expect(updates[1]![4]).toContain('run 20261128-0102-ab12');
     expect(updates[1]![4]).toContain('the store was restored');

@@ -92,9 +92,15 @@ describe('--report FILE.html', () => {
     });
     expect(groupOf(mover!)).toBe('prune');
     expect(beforeAndAfter(mover!)).toEqual({
-      before: [['leaves', 'H-NORTH, H-NORTH:coordinator']],
+      before: [
+        ['leaves', 'H-NORTH'],
+        ['H-NORTH:', 'no longer coordinator'],
+      ],
       after: [['joins', 'H-SOUTH']],
     });
+    // A flag revoked on a link the user keeps is said as the plan line says it, never "leaves H-SOUTH:administrator".
+    const demoted = { ...mover!, removed: ['H-SOUTH:administrator'], joined: [] };
+    expect(beforeAndAfter(demoted).before).toEqual([['H-SOUTH:', 'no longer administrator']]);
     // Its links once: the Hierarchies change the move says is not shown again; one without a move is.
     const { removed: _removed, joined: _joined, ...notMoving } = mover!;
     expect(beforeAndAfter(notMoving)).toEqual({
@@ -104,7 +110,11 @@ describe('--report FILE.html', () => {
     expect(beforeAndAfter(leaver!)).toEqual({ before: [], after: [['', 'disable login']] });
     expect(beforeAndAfter({ ...leaver!, dryRun: undefined })).toEqual({ before: [], after: [['', 'login disabled']] });
     expect(beforeAndAfter(create!).before).toEqual([]);
-    expect(beforeAndAfter(unknown!).before).toEqual([['Email', null]]);
+    // A value not known (null: the page says so) apart from a field known to have had none.
+    expect(beforeAndAfter(unknown!).before).toEqual([
+      ['Email', null],
+      ['Hierarchies', '(no value)'],
+    ]);
   });
 
   it("carries each row's own values, never a password's, so a search finds it by one that does not change", async () => {

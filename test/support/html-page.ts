@@ -78,7 +78,10 @@ export const PLAN_ITEMS: readonly ReportItem[] = [
     status: 'ok',
     errors: [],
     action: 'updated',
-    changes: [{ field: 'Email', known: false, after: 'ben@example.test' }],
+    changes: [
+      { field: 'Email', known: false, after: 'ben@example.test' },
+      { field: 'Hierarchies', known: true, after: 'H-NORTH' },
+    ],
     // A row the file did not change, sent again after a store restore: the plan says why (docs/sync.md, "The plan").
     note: 'sent again: run 20261128-0102-ab12 acknowledged it, and the store was restored to before that',
   },

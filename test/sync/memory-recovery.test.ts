@@ -549,6 +549,25 @@ describe('synced adopt', () => {
       ).toBe(true);
     }));
 
+  it('adopt-schedules without --upsert says once that the next --changed-only night sends those schedules again, and it does', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'sittings.csv'), readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
+      const push = ['schedule', 'push', '--file', 'sittings.csv', '--upsert', '--changed-only', ...local(), '--json'];
+      expect((await cli(dir, push, { EXAMCTL_SYNC_DIR: join(dir, 'lost') })).code).toBe(0);
+      const adopted = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', ...local()]);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      const said = adopted.stderr.split('\n').filter((line) => line.includes('without Upsert'));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/^note: 2 schedules .*--upsert/);
+      const night = await cli(dir, push);
+      expect(night.code, night.stderr).toBe(0);
+      const notes = (JSON.parse(night.stdout) as { items: { note?: string }[] }).items.map((item) => item.note);
+      expect(notes.filter((note) => note?.startsWith('unchanged since') === true)).toEqual([]);
+      const again = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local()]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).not.toContain('without Upsert');
+    }));
+
   it('adopt-schedules on a local store adopts only a schedule the store holds as the file gives it: the rest named with their fields (exit 1), the next night sends them', () =>
     withTempDir(async (dir) => {
       // Night 1: the fixture and a third schedule; night 2: S-PHYS2-JAN retitled, moved an hour and

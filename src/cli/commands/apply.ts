@@ -26,7 +26,8 @@ import type { ApplyOptions } from './apply.options.js';
 export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, deps: CliDeps, _target: TargetOf) {
   const options = onlyGlobals(globals);
   const json = options.json === true;
-  const plan = await readPlan(resolve(deps.cwd, given), given);
+  const path = resolve(deps.cwd, given);
+  const plan = await readPlan(path, given);
   const place = planPlace(plan, deps);
   const flags = applyFlags(options, deps.cwd);
   const { targetOnce } = await import('../../context/target.js');
@@ -39,7 +40,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   }
   const entry = refuseUnappliable(resumeEntry(plan.command, deps), plan, given);
   const { runOptions, file, fileDeps } = applyRunOptions(plan, flags, await keptInputs(plan, place, given));
-  const applying = new PlanApplying(place, options.dryRun === true);
+  const applying = new PlanApplying(place, path, options.dryRun === true);
   const runDeps: CliDeps = {
     ...deps,
     cwd: plan.cwd,

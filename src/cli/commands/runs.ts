@@ -8,9 +8,11 @@ import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
 import { refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import {
+  localStoreLost,
   nothingToResume,
   refuseUnresumable,
   resumedRun,
+  resumedPlanGuard,
   resumePin,
   storeNotUsedLine,
 } from '../../pipeline/resume-run.js';
@@ -85,7 +87,10 @@ async function resumeRun(
 ): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = resolveRunsDir(given.runsDir, deps.env);
-  const opened = await openResume(runsDir, await trustedRunId(runsDir, id ?? 'unfinished', deps));
+  const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
+  const opened = await openResume(runsDir, wanted, (record) =>
+    localStoreLost(record, resumeEntry(record.header.command, deps)),
+  );
   try {
     const { header } = opened.record;
     const { pin, env } = await resumePin(opened, { pin: pinFlag, pinFile }, given, deps);
@@ -116,11 +121,13 @@ async function resumeRun(
     );
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
+    const applying = await resumedPlanGuard(opened, runsDir, deps.cwd);
     const resumedDeps: CliDeps = {
       ...deps,
       env,
       cwd: resumed.cwd,
       resume: { ...opened, check },
+      ...(applying === undefined ? {} : { applying }),
       invocation: options,
       keptOptions: entry.keptOptions,
       commandFlags: entry.keptOptions.names,

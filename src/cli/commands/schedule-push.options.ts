@@ -193,4 +193,5 @@ export const SCHEDULE_PUSH = declareCommand({
   takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'schedules',
   resume: 'rerun',
+  storeKeys: 'schedules',
 });

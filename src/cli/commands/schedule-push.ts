@@ -117,7 +117,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
       ),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/schedule'),
-    storeKeys: 'schedules',
+    storeKeys: SCHEDULE_PUSH.storeKeys,
     holds: (directory, payload, key) =>
       storeHoldsSchedule(directory, (withChosenScheduleId(payload, key) ?? payload).request),
     withChosenId: withChosenScheduleId,

@@ -3,14 +3,14 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 import { adoptedSchedulesInput } from '../../pipeline/schedule-input.js';
-import { adoptChecked, adoptUserFiles, type TellAdoption } from '../../sync/adopted-file.js';
+import { adoptChecked, adoptSchedules, adoptUserFiles, type TellAdoption } from '../../sync/adopted-file.js';
 import { counted, formatCount } from '../../formats/number-format.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { describeTarget, problemWords } from '../../report/report-writers.js';
 import { printJson } from '../../context/command-deps.js';
 import { hierarchyEntryCell } from '../../domain/coercion.js';
 import { countedKind, type MemoryEntry } from '../../sync/memory-lines.js';
-import { collectionsOnStore, sittingsOnStore } from '../../sync/adopt-sittings.js';
+import { collectionsOnStore } from '../../sync/adopt-sittings.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { collectionAddInput } from './collection-add.js';
@@ -48,8 +48,7 @@ export async function runAdoptSchedules(
   // Its own flags are schedule push's input; the rest are the global ones.
   const options: GlobalOptions = rest;
   const input = await adoptedSchedulesInput(rest as Parameters<typeof adoptedSchedulesInput>[0], deps);
-  const adopted = { ...input, file: rest.file, entryOf: sittingsOnStore };
-  return adoptChecked('schedules', adopted, { ...options, syncDir }, deps, target, tellTo(deps));
+  return adoptSchedules({ ...input, file: rest.file }, { ...options, syncDir }, deps, target, tellTo(deps));
 }
 
 /** `synced adopt-collections`: the way back for a collection whose request was cut short, checked on the platform. */

@@ -127,4 +127,5 @@ export const USER_SYNC = declareCommand({
   takes: [...TARGET_FLAGS, ...SENDING_FLAGS],
   reads: 'users',
   resume: 'rerun',
+  storeKeys: 'users',
 });

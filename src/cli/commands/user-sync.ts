@@ -83,7 +83,7 @@ async function syncFile(
     prepare: () => memory.prepare(),
     opened: (api) => memory.opened(api),
     ...memory.hooks(),
-    storeKeys: 'users',
+    storeKeys: USER_SYNC.storeKeys,
     holds: (directory, user) => storeHoldsUser(directory, user),
     send: async (api, user, options) =>
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
