@@ -1,3 +1,4 @@
+import type { StoreKeyKind } from '../port/integration-api.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
@@ -49,7 +50,7 @@ export interface CommandDeclaration {
   /** Required with `--report` taken (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;
   /** The store's keys its run changes, whose head its journal records (docs/runs.md, "A store restored under a run"). */
-  readonly storeKeys?: 'users' | 'schedules';
+  readonly storeKeys?: StoreKeyKind;
 }
 
 /** A declaration that remembers its table's type, so its behaviour is checked against it (program.ts). */

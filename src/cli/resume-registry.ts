@@ -1,3 +1,4 @@
+import type { StoreKeyKind } from '../port/integration-api.js';
 import { InternalError } from '../system/errors.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import type { RerunInput } from '../pipeline/record-job.js';
@@ -13,7 +14,7 @@ type ResumeEntry =
       readonly run: () => Promise<CommandRun<never>>;
       readonly input: () => Promise<RerunInput>;
       readonly keptOptions: KeptOptions;
-      readonly storeKeys?: 'users' | 'schedules';
+      readonly storeKeys?: StoreKeyKind;
     }
   | { readonly notResumable: string };
 

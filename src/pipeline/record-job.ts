@@ -1,4 +1,4 @@
-import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
+import type { CallOptions, IntegrationApi, StoreKeyKind } from '../port/integration-api.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
 import { idOf } from '../domain/record-id.js';
@@ -154,7 +154,7 @@ export interface RecordJob<P, R = never> {
   /** On `runs resume`: what a refused resend says the lost attempt did (docs/runs.md, "runs resume"). */
   lostAttemptDid?: LostAttemptDid;
   /** The store collection a unit's id keys: on a resume, a key the store changed since may be done (docs/runs.md). */
-  storeKeys?: 'users' | 'schedules';
+  storeKeys?: StoreKeyKind;
   /** Whether the local store holds what `payload` would write under `key`: then the run applied it (`storeKeys`). */
   holds?(directory: LocalDirectory, payload: P, key: string): boolean;
 }

@@ -3,6 +3,7 @@
  * said (a finished run's report instead), the PIN it sends, a command or input that cannot be run again refused,
  * and the directory, options and input the command runs with.
  */
+import type { StoreKeyKind } from '../port/integration-api.js';
 import { resolve } from 'node:path';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
@@ -33,7 +34,7 @@ export async function nothingToResume(error: unknown, json: boolean, deps: Comma
  */
 export async function localStoreLost(
   record: RunIndex,
-  entry: { readonly storeKeys?: 'users' | 'schedules' } | { readonly notResumable: string },
+  entry: { readonly storeKeys?: StoreKeyKind } | { readonly notResumable: string },
 ): Promise<boolean> {
   const keys = 'storeKeys' in entry ? entry.storeKeys : undefined;
   const { target } = record.header;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import { pipedInputWay, stoppedItemReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { MOST_ASKED_HEADS, type IntegrationApi, type StoreHead } from '../port/integration-api.js';
+import { MOST_ASKED_HEADS, type IntegrationApi, type StoreHead, type StoreKeyKind } from '../port/integration-api.js';
 import { localDirectoryOf } from '../port/local-directory.js';
 import { APPLIED_BEFORE_INTERRUPT, digestKey, type EndReason, type ItemRef } from '../runs/journal-lines.js';
 import {
@@ -311,7 +311,7 @@ const NOTHING_KNOWN: SinceStart = { applied: undefined, lost: new Set() };
 export async function lostByStore(
   ask: StoreAsker,
   record: Pick<OpenedResume['record'], 'header' | 'keptItems' | 'headBefore'>,
-  collection: 'users' | 'schedules',
+  collection: StoreKeyKind,
 ): Promise<number> {
   return (await storeSinceStart(ask, record, collection)).lost.size;
 }
@@ -323,7 +323,7 @@ type StoreAsker = (asked: readonly string[]) => Promise<StoreHead | undefined>;
 async function storeSinceStart(
   ask: StoreAsker,
   record: Pick<OpenedResume['record'], 'header' | 'keptItems' | 'headBefore'>,
-  collection: 'users' | 'schedules',
+  collection: StoreKeyKind,
 ): Promise<SinceStart> {
   const head = record.header.storeHead;
   if (head === undefined) return NOTHING_KNOWN;

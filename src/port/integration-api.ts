@@ -101,6 +101,9 @@ export interface IntegrationApi {
   storeHead?(asked?: readonly string[]): Promise<StoreHead | undefined>;
 }
 
+/** The kinds of key a store names in `StoreHead.changed` (`users:<id>`, `schedules:<id>`). */
+export type StoreKeyKind = 'users' | 'schedules';
+
 /** Where a store stands: its head (src/engine/store/store-head.ts), and the asked heads its history holds. */
 export interface StoreHead {
   head: string;
