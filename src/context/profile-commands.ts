@@ -18,7 +18,7 @@ import {
 } from './config-file.js';
 import { readTokenFile } from './remote-settings.js';
 import { checkedTokenFile, profileSettings, settingsText, unsetKeys } from './profile-settings.js';
-import type { CommandDeps } from './command-deps.js';
+import { printJson, type CommandDeps } from './command-deps.js';
 
 /** A profile's name as given, trimmed; a blank one refused (exit 2). */
 export function profileName(name: string, subcommand: string): string {
@@ -84,9 +84,10 @@ export function changedLines(name: string, changes: [string, string?, string?][]
 /** Every profile as `config list` shows it (a token file read as a run reads it; never its value). */
 export const profilesOf = (env: Env) => listProfiles(env, (file) => readTokenFile(file, 'not usable', [], env));
 
-/** --json of a profile command: what it did, the profile as `config list` shows it, or its name once removed. */
-export async function profileDocument(name: string, done: object, env: Env): Promise<object> {
-  return { ...done, profile: (await profilesOf(env)).find((entry) => entry.name === name) ?? name };
+/** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
+export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
+  if (json)
+    await printJson(deps, { ...done, profile: (await profilesOf(deps.env)).find((p) => p.name === name) ?? name });
 }
 
 /** `config list` without profiles: where to make the first. */

@@ -6,7 +6,7 @@ import {
   configDocument,
   configShowLines,
   defaultLine,
-  profileDocument,
+  profileDone,
   noProfilesLine,
   profileLine,
   profileName,
@@ -31,11 +31,6 @@ export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandD
   for (const line of lines) await say(deps, line);
   await profileDone(options.json, name, { done: verb }, deps);
   return 0;
-}
-
-/** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
-export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
-  if (json) await printJson(deps, await profileDocument(name, done, deps.env));
 }
 
 export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
