@@ -6,10 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { changedLines, defaultLine, profileName, removedLine } from '../../src/context/profile-commands.js';
+import { changedLines } from '../../src/context/profile-commands.js';
 import type { ExamctlConfig } from '../../src/context/config-file.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { UsageError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 const config = (profiles: ExamctlConfig['profiles'], defaultProfile?: string): ExamctlConfig =>
@@ -86,10 +85,19 @@ describe('login', () => {
 });
 
 describe('config', () => {
-  it('a blank profile name is exit 2; a name is trimmed', () => {
-    expect(() => profileName('  ', 'use')).toThrow(UsageError);
-    expect(profileName(' a ', 'use')).toBe('a');
-  });
+  const cli = async (dir: string, argv: string[], env = {}) => {
+    const io = testDeps(dir, {}, env);
+    const code = await runCli(['config', ...argv], io.deps);
+    return { code, stderr: io.stderr.text };
+  };
+
+  it('a blank profile name is exit 2; a name is trimmed', () =>
+    withTempDir(async (dir) => {
+      const blank = await cli(dir, ['use', '  ']);
+      expect([blank.code, blank.stderr.includes('a profile name is required')]).toEqual([2, true]);
+      expect((await cli(dir, ['set-profile', ' a '])).code).toBe(0);
+      expect((await cli(dir, ['use', ' a '])).stderr).toBe('default profile: a\n');
+    }));
 
   it('says a change only where there was a value before', () => {
     expect(changedLines('p', [['base URL', undefined, 'https://a.example']])).toEqual([]);
@@ -97,14 +105,18 @@ describe('config', () => {
     expect(changedLines('p', [['token file', '/a', '/b']])).toEqual(['profile p: token file changed, /a -> /b']);
   });
 
-  it('a removed default leaves none, said while other profiles remain', () => {
-    expect(removedLine('a', config({ b: {} }))).toContain('no default profile now');
-    expect(removedLine('a', config({}))).toBe('removed profile a');
-    expect(removedLine('a', config({ b: {} }, 'b'))).toBe('removed profile a');
-  });
+  it('a removed default leaves none, said while other profiles remain', () =>
+    withTempDir(async (dir) => {
+      await cli(dir, ['set-profile', 'a', '--default']);
+      await cli(dir, ['set-profile', 'b']);
+      expect((await cli(dir, ['remove', 'a'])).stderr).toContain('no default profile now');
+      expect((await cli(dir, ['remove', 'b'])).stderr).toBe('removed profile b\n');
+    }));
 
-  it('EXAMCTL_PROFILE naming another profile still wins: said', () => {
-    expect(defaultLine('a', { EXAMCTL_PROFILE: 'b' })).toContain('EXAMCTL_PROFILE=b');
-    expect(defaultLine('a', { EXAMCTL_PROFILE: 'a' })).toBe('default profile: a');
-  });
+  it('EXAMCTL_PROFILE naming another profile still wins: said', () =>
+    withTempDir(async (dir) => {
+      await cli(dir, ['set-profile', 'a']);
+      expect((await cli(dir, ['use', 'a'], { EXAMCTL_PROFILE: 'b' })).stderr).toContain('EXAMCTL_PROFILE=b');
+      expect((await cli(dir, ['use', 'a'], { EXAMCTL_PROFILE: 'a' })).stderr).toBe('default profile: a\n');
+    }));
 });
