@@ -23,7 +23,6 @@ import { askedSecret, promptsOff, type CommandDeps } from './command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { changedLines, profileDone } from './profile-commands.js';
 
-/** `examctl login [--profile name]`: the token asked (or piped), checked, stored for the profile, and said. */
 export async function login(
   options: GlobalOptions & { withToken?: boolean | undefined; verify?: boolean | undefined },
   deps: CommandDeps,

@@ -29,10 +29,7 @@ import {
 /** The global flags that name a file or directory: apply's own, read from where apply runs (docs/plan.md, "Apply"). */
 const TYPED_PATHS = ['store', 'tokenFile', 'report', 'runsDir'] as const;
 
-/**
- * The flags given to apply, to lay over the plan's: apply's own paths mean where apply was typed (the plan's, its
- * inputs and its --store, where the plan was made). A target flag must name the plan's target (refused otherwise).
- */
+/** The flags given to apply, laid over the plan's; a target flag must name the plan's target (refused otherwise). */
 export function applyFlags(options: object, cwd: string): Record<string, unknown> {
   const flags = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   for (const name of TYPED_PATHS) if (typeof flags[name] === 'string') flags[name] = resolve(cwd, flags[name]);
@@ -51,10 +48,8 @@ export function refuseUnappliable<E extends object>(
 }
 
 /**
- * The options the plan's command runs with: the plan's, apply's flags, the kept copies of its inputs; never asking
- * (the plan a person reviewed is the confirmation: docs/plan.md, "At a terminal"). The command reads the kept copy
- * under the name the dry run read (`file`, and `fileDeps` saying whose copy it is), as a piped --file's copy is
- * read: its rows and problems name the file the person reviewed; the journal keeps the copy's path (`runOptions`).
+ * The options the plan's command runs with, never asking (the plan a person reviewed is the confirmation): the kept
+ * copy of its input read under the name the dry run read (`file`), so its rows name the file the person reviewed.
  */
 export function applyRunOptions(
   plan: Pick<PlanDocument, 'options'>,
