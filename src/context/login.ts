@@ -6,38 +6,29 @@
 import { join } from 'node:path';
 import { quotedValue, redactUrl } from '../domain/problem.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { nonEmpty, type Env } from '../system/env-values.js';
+import { nonEmpty } from '../system/env-values.js';
+import { say } from '../formats/terminal-text.js';
 import { promptsOffWords } from '../terminal/prompt-state.js';
 import {
   checkedBaseUrl,
   configDir,
   configPath,
-  type ExamctlConfig,
   expandPath,
-  type Profile,
+  loadConfig,
   sameUrl,
+  setProfileToken,
   TOKEN_FILE_MAX_BYTES,
 } from './config-file.js';
-import type { CommandDeps } from './command-deps.js';
+import { askedSecret, promptsOff, type CommandDeps } from './command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { changedLines } from './profile-commands.js';
+import { changedLines, profileDone } from './profile-commands.js';
 
-/** The profile login stores a token for, and the base URL the token is for. */
-export interface LoginProfile {
-  name: string;
-  existing: Profile | undefined;
-  /** --base-url or EXAMCTL_BASE_URL, checked: the profile's new base URL. */
-  baseUrl: string | undefined;
-  /** The URL the token is for: `baseUrl`, else the profile's. */
-  target: string;
-}
-
-/** The profile (--profile, EXAMCTL_PROFILE, the default) and its base URL; exit 2 where either is missing. */
-export async function loginProfile(
-  options: Pick<GlobalOptions, 'profile' | 'baseUrl' | 'allowInsecureHttp'>,
-  config: ExamctlConfig,
-  env: Env,
-): Promise<LoginProfile> {
+export async function login(
+  options: GlobalOptions & { withToken?: boolean | undefined; verify?: boolean | undefined },
+  deps: CommandDeps,
+): Promise<void> {
+  const env = deps.env;
+  const config = await loadConfig(env);
   const name = options.profile ?? nonEmpty(env.EXAMCTL_PROFILE) ?? config.defaultProfile;
   if (name === undefined) {
     throw new UsageError(
@@ -58,14 +49,6 @@ export async function loginProfile(
       : `no profile named ${quotedValue(name)} in ${configPath(env)}`;
     throw new UsageError(`examctl login: ${missing}: add --base-url <url>`);
   }
-  return { name, existing, baseUrl, target };
-}
-
-/**
- * `<name>.token` in the config directory: refused (exit 2) when another profile reads that file, or one only letter
- * case tells apart (one file on macOS and Windows). `fileName` is what the profile keeps, relative to the directory.
- */
-export function loginTokenFile(config: ExamctlConfig, name: string, env: Env): { file: string; fileName: string } {
   const [fileName, dir] = [`${name}.token`, configDir(env)];
   const file = join(dir, fileName);
   // As runs read it (a `~/...` kept as given included).
@@ -74,35 +57,53 @@ export function loginTokenFile(config: ExamctlConfig, name: string, env: Env): {
     ([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase(),
   );
   if (twin) {
+    // Two profiles may share a path; one only letter case tells apart is one file on macOS and Windows.
     const [other, shared] = [twin[0], tokenFileOf(twin[1]) === file ? 'too' : 'on macOS and Windows'];
     throw new UsageError(
       `examctl login: ${file} is profile ${other}'s token file ${shared}; nothing was changed: ` +
         `give ${other} its own first: examctl config set-profile ${other} --token-file <another file>`,
     );
   }
-  return { file, fileName };
-}
-
-/** Login asks for the token: where prompts are off (`off` says why), exit 2 naming the ways a script gives one. */
-export function refuseLoginPrompt(off: string | undefined, name: string): void {
-  if (off === undefined) return;
-  throw new UsageError(
-    `examctl login prompts for the token (${promptsOffWords(off)}): in scripts ` +
-      `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
-  );
-}
-
-/** A token typed or piped: refused (exit 2) when empty or holding a blank or a line break. */
-export function checkedLoginToken(token: string, piped: boolean): string {
+  const off = options.withToken ? undefined : promptsOff(options, deps);
+  if (off !== undefined) {
+    throw new UsageError(
+      `examctl login prompts for the token (${promptsOffWords(off)}): in scripts ` +
+        `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
+    );
+  }
+  const token = options.withToken
+    ? await readTokenFromStdin(deps)
+    : (await askedSecret(deps, `EAPI token for ${redactUrl(target)}:`)).trim();
   if (token === '')
-    throw new UsageError(`examctl login: no token ${piped ? 'on stdin' : 'entered'}; nothing was changed`);
+    throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(token))
     throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
-  return token;
+  const checked = options.verify !== false;
+  if (checked) {
+    await verifyToken(target, token, options.allowInsecureHttp ?? false, deps);
+    await say(deps, `token accepted by ${target}`);
+  }
+  // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
+  const saved = await setProfileToken(name, { baseUrl, tokenFile: fileName }, file, token, env);
+  const told = existing?.tokenFile && expandPath(existing.tokenFile, dir, env);
+  const changes = changedLines(name, [
+    ['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl],
+    ['token file', told, file],
+  ]);
+  for (const line of changes) await say(deps, line);
+  const protection =
+    (deps.platform ?? process.platform) === 'win32'
+      ? "protected by the folder's access list, not by a mode"
+      : 'mode 0600';
+  await say(
+    deps,
+    `token stored in ${file} (${protection}) for profile ${name}${!checked ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`,
+  );
+  await profileDone(options.json, name, { done: 'token stored', checked }, deps);
 }
 
 /** The token piped in (gh's `--with-token`): refused as a token file is (docs/windows.md), never kept for a 401. */
-export async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
+async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   const stdin = deps.stdin ?? process.stdin;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -126,11 +127,8 @@ export async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   return token;
 }
 
-/**
- * Checked with doctor's probe before it is kept (docs/remote.md): one kept unchecked is the next run's surprise.
- * Refused (exit 3) when the target cannot be reached, refuses it (E3010) or answers as no integration API would.
- */
-export async function verifyToken(
+/** Checked with doctor's probe before it is kept (docs/remote.md): one kept unchecked is the next run's surprise. */
+async function verifyToken(
   baseUrl: string,
   token: string,
   allowInsecureHttp: boolean,
@@ -168,26 +166,4 @@ export async function verifyToken(
       `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${unchecked}`,
     );
   }
-}
-
-/** What login says once the token is stored: what changed in the profile, where the token is and how it is kept. */
-export function storedLines(
-  login: LoginProfile,
-  saved: ExamctlConfig,
-  file: string,
-  checked: boolean,
-  env: Env,
-  platform: NodeJS.Platform,
-): string[] {
-  const { name, existing } = login;
-  const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
-  const protection = platform === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
-  const unchecked = checked ? '' : `; not checked (--no-verify): check it with examctl doctor --profile ${name}`;
-  return [
-    ...changedLines(name, [
-      ['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl],
-      ['token file', told, file],
-    ]),
-    `token stored in ${file} (${protection}) for profile ${name}${unchecked}`,
-  ];
 }

@@ -6,28 +6,31 @@
 import { resolve } from 'node:path';
 import { ExamctlError, ExitCode, UsageError } from '../system/errors.js';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
-import type { ResolvedTarget } from '../context/resolved-target.js';
+import type { ResolvedTarget, TargetOf } from '../context/resolved-target.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import type { KeptOptions } from '../flags/option-table.js';
 import { say } from '../formats/terminal-text.js';
 import { actionWords } from '../report/plan-actions.js';
-import type { PlanDocument, PlanGuard } from '../runs/plan-document.js';
+import { type PlanDocument, readPlan } from '../runs/plan-document.js';
 import {
   type AppliedRecord,
   appliedBefore,
+  DEFAULT_PLAN_MAX_AGE_MS,
   forgetApplied,
   judgeApplied,
   keepPlan,
+  keptInputs,
   planGuard,
+  planPlace,
   recordApplied,
   recordApplyEnded,
+  refuseMovedPlan,
 } from './plan-apply.js';
 
 /** The global flags that name a file or directory: apply's own, read from where apply runs (docs/plan.md, "Apply"). */
 const TYPED_PATHS = ['store', 'tokenFile', 'report', 'runsDir'] as const;
 
-/**
- * The flags given to apply, to lay over the plan's: apply's own paths mean where apply was typed (the plan's, its
- * inputs and its --store, where the plan was made). A target flag must name the plan's target (refused otherwise).
- */
+/** The flags given to apply, laid over the plan's; a target flag must name the plan's target (refused otherwise). */
 export function applyFlags(options: object, cwd: string): Record<string, unknown> {
   const flags = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   for (const name of TYPED_PATHS) if (typeof flags[name] === 'string') flags[name] = resolve(cwd, flags[name]);
@@ -46,10 +49,8 @@ export function refuseUnappliable<E extends object>(
 }
 
 /**
- * The options the plan's command runs with: the plan's, apply's flags, the kept copies of its inputs; never asking
- * (the plan a person reviewed is the confirmation: docs/plan.md, "At a terminal"). The command reads the kept copy
- * under the name the dry run read (`file`, and `fileDeps` saying whose copy it is), as a piped --file's copy is
- * read: its rows and problems name the file the person reviewed; the journal keeps the copy's path (`runOptions`).
+ * The options the plan's command runs with, never asking (the plan a person reviewed is the confirmation): the kept
+ * copy of its input read under the name the dry run read (`file`), so its rows name the file the person reviewed.
  */
 export function applyRunOptions(
   plan: Pick<PlanDocument, 'options'>,
@@ -62,66 +63,87 @@ export function applyRunOptions(
   return { runOptions, file: reviewed, fileDeps: { pipedFile: reviewed, stdinFile: kept.file } };
 }
 
-/** An apply's record of itself (`place`, planPlace), kept but for a dry run, which sends nothing. */
-export class PlanApplying {
-  /** The id of the run that applies the plan (guard.onRun). */
-  private run: string | undefined;
-  /** When it was claimed. */
-  private started = '';
+/** What apply needs of the plan's command (cli's resume registry): how it runs and which options it keeps. */
+type ApplyEntry =
+  | {
+      readonly run: () => Promise<(options: never, deps: CommandDeps, target: TargetOf) => Promise<number>>;
+      readonly keptOptions: KeptOptions;
+    }
+  | { readonly notResumable: string };
 
-  constructor(
-    private readonly place: string,
-    /** The plan's file: the claim keeps a copy (`plan.json`) that a resume of the run checks against. */
-    private readonly path: string,
-    private readonly dryRun: boolean,
-  ) {}
-
-  /** The guard the run checks each request against; the run's id on record before any request goes. */
-  guard(plan: PlanDocument, given: string): PlanGuard {
-    return {
+/** The plan's command run again from its kept inputs, settings and target, each request checked (docs/plan.md). */
+export async function applyPlan(
+  given: string,
+  maxAge: number | undefined,
+  options: GlobalOptions,
+  deps: CommandDeps,
+  entryOf: (command: string) => ApplyEntry,
+): Promise<number> {
+  const json = options.json === true;
+  const dryRun = options.dryRun === true;
+  const path = resolve(deps.cwd, given);
+  const plan = await readPlan(path, given);
+  const place = planPlace(plan, deps);
+  const flags = applyFlags(options, deps.cwd);
+  const { targetOnce } = await import('../context/target.js');
+  // Applied already: a dry run says so too, as apply would (its own run moved the store since the plan).
+  const before = await appliedBefore(place);
+  if (before !== undefined) {
+    const invocation = { ...plan.options, ...flags };
+    const target = targetOnce(invocation as GlobalOptions, { ...deps, cwd: plan.cwd, invocation });
+    return appliedAlready(plan, given, before, place, await target(), json, deps);
+  }
+  const entry = refuseUnappliable(entryOf(plan.command), plan, given);
+  const { runOptions, file, fileDeps } = applyRunOptions(plan, flags, await keptInputs(plan, place, given));
+  // The id of the run that applies the plan (applying.onRun).
+  let run: string | undefined;
+  const runDeps: CommandDeps = {
+    ...deps,
+    cwd: plan.cwd,
+    invocation: runOptions,
+    ...fileDeps,
+    ...(options.report === undefined ? {} : { reportName: options.report }),
+    keptOptions: entry.keptOptions,
+    commandFlags: entry.keptOptions.names,
+    applying: {
       ...planGuard(plan, given),
-      // Applied again, the plan is judged by where that run stands.
+      // The run's id, on record before any request goes: applied again, the plan is judged by where that run stands.
       onRun: async (id) => {
-        this.run = id;
-        if (!this.dryRun) await recordApplied(this.place, { started: this.started, run: id });
+        run = id;
+        if (!dryRun) await recordApplied(place, { started, run });
       },
-    };
+    },
+  };
+  const target = targetOnce(runOptions as GlobalOptions, runDeps);
+  await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
+  const started = deps.now().toISOString();
+  // Of two applies at once, the one that records first goes; the other is judged as a plan applied already.
+  if (!dryRun && !(await recordApplied(place, { started }, true))) {
+    const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
+    return appliedAlready(plan, given, first, place, await target(), json, deps);
   }
-
-  /**
-   * Of two applies at once, the one that records first goes (undefined), keeping the plan for a resume of its run;
-   * the other gets the first's record.
-   */
-  async claim(now: Date): Promise<AppliedRecord | undefined> {
-    this.started = now.toISOString();
-    if (this.dryRun) return undefined;
-    if (!(await recordApplied(this.place, { started: this.started }, true)))
-      return (await appliedBefore(this.place)) ?? { started: 'an unknown time' };
-    await keepPlan(this.place, this.path);
-    return undefined;
+  // The plan kept beside its record: a resume of the run checks each request against it.
+  if (!dryRun) await keepPlan(place, path);
+  await say(
+    deps,
+    `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`,
+  );
+  const command = await entry.run();
+  let exitCode: number;
+  try {
+    exitCode = await command((file === undefined ? runOptions : { ...runOptions, file }) as never, runDeps, target);
+  } catch (error) {
+    // Refused before anything was sent (exit 2): the plan may be applied again.
+    if (!dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage) await forgetApplied(place);
+    throw error;
   }
-
-  /** Refused before anything was sent (exit 2): the plan may be applied again. */
-  async refused(error: unknown): Promise<void> {
-    if (!this.dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage)
-      await forgetApplied(this.place);
-  }
-
-  /** How it ended, with where the store stands then. */
-  async ended(exitCode: number, target: ResolvedTarget): Promise<void> {
-    if (this.dryRun) return;
-    const record = { started: this.started, ...(this.run === undefined ? {} : { run: this.run }), exitCode };
-    await recordApplyEnded(this.place, record, target);
-  }
-}
-
-/** What apply says as it starts: the plan, its command, when it was made, what it sends. */
-export function applyingLine(plan: PlanDocument, given: string): string {
-  return `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`;
+  if (!dryRun)
+    await recordApplyEnded(place, { started, ...(run === undefined ? {} : { run }), exitCode }, await target());
+  return exitCode;
 }
 
 /** A plan applied before sends nothing: says so, as its run ended (judgeApplied refuses one not finished). */
-export async function appliedAlready(
+async function appliedAlready(
   plan: PlanDocument,
   given: string,
   before: AppliedRecord,

@@ -12,6 +12,7 @@ import { say } from '../formats/terminal-text.js';
 import { formatCount } from '../formats/number-format.js';
 import { promptIoOf, promptsOff, type CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
+import type { CollectionFieldFlags } from '../flags/collection-fields.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
 import { readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
@@ -19,15 +20,6 @@ import { readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions }
 /* `examctl collection add`: its collections (a file's, or one from the flags), what is sent, what is said after. */
 
 const FLAGS_SOURCE = '<flags>';
-
-/** The flags that give one collection's fields (cli's COLLECTION_FIELD_OPTIONS). */
-export interface CollectionFieldFlags {
-  title?: string | undefined;
-  externalId?: string | undefined;
-  owner?: string | undefined;
-  taxonomy?: string[] | undefined;
-  repository?: string[] | undefined;
-}
 
 /** The collections to add, from the file or the flags (the title asked when allowed), and their units. */
 export async function collectionsToAdd(

@@ -16,10 +16,7 @@ import type { PlanGuard } from '../runs/plan-document.js';
 import { namedCopyOf } from './command-input.js';
 import { lostByStore } from './run-journaling.js';
 
-/**
- * Nothing to resume (the run finished, or none is unfinished): said, exit 0; with --json, a document saying so,
- * unless a finished run was named, which is returned for its report (`runs show`). Any other error is thrown again.
- */
+/** Nothing to resume: said (exit 0), with --json's document; a finished run named is returned for `runs show`. */
 export async function nothingToResume(error: unknown, json: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (!(error instanceof NothingToResumeError)) throw error;
   await say(deps, `examctl: ${error.message}`);

@@ -1,52 +1,36 @@
 /**
- * `local init`'s decisions (context/local-init.ts): a fresh token only for a real store of the demo world, what it
- * says (the token never beside --json's document), and its --json document.
+ * `local init` (context/local-init.ts): a fresh token only for a real store of the demo world, said on stderr
+ * without --json and only in the document with it; a dry run makes none.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshToken, localInitDocument, localInitLines, type LocalInit } from '../../src/context/local-init.js';
+import { examctlStep } from '../support/in-process.js';
+import { withTempDir } from '../support/temp-dir.js';
 
-const INIT: LocalInit = {
-  store: '/s',
-  seed: '/w.json',
-  seedFile: 'w.json',
-  dryRun: false,
-  kept: undefined,
-  made: 'created',
-  token: undefined,
-};
+const TOKEN = /shown only now \(the store keeps its digest\): ([\w-]{32})\n/;
 
 describe('local init', () => {
-  it('a fresh token for a real store of the demo world only', () => {
-    expect(freshToken(undefined, false)).toMatch(/^[\w-]{32}$/);
-    expect(freshToken(undefined, true)).toBeUndefined();
-    expect(freshToken('w.json', false)).toBeUndefined();
-  });
+  it('a store of the demo world: its fresh token said once, or only in the --json document', () =>
+    withTempDir(async (dir) => {
+      const said = await examctlStep(['--store', join(dir, 'a'), 'local', 'init'], dir);
+      expect(said.code).toBe(0);
+      expect(said.stdout).toBe('');
+      expect(said.stderr).toMatch(TOKEN);
+      const json = await examctlStep(['--store', join(dir, 'b'), '--json', 'local', 'init'], dir);
+      expect(json.code).toBe(0);
+      const document = JSON.parse(json.stdout) as { token: string; dryRun: boolean; target: object };
+      expect(document.token).toMatch(/^[\w-]{32}$/);
+      expect(document.token).not.toBe(said.stderr.match(TOKEN)?.[1]);
+      expect(document).toMatchObject({ dryRun: false, target: { kind: 'local', store: join(dir, 'b') } });
+      expect(json.stderr).not.toContain(document.token);
+    }));
 
-  it('says the store made; the memory moved aside; the token only without --json', () => {
-    expect(localInitLines(INIT, false)).toEqual(['created local store at /s from w.json']);
-    const demo = { ...INIT, seedFile: undefined, token: 'T', kept: '/m', aside: '/a' };
-    const lines = localInitLines(demo, false);
-    expect(lines).toHaveLength(4);
-    expect(lines[1]).toContain('/m');
-    expect(lines[1]).toContain('/a');
-    expect(lines[2]).toContain(': T');
-    expect(localInitLines(demo, true)).toHaveLength(2);
-  });
-
-  it('a dry run names the memory a real one would move', () => {
-    const [line, ...rest] = localInitLines({ ...INIT, dryRun: true, kept: '/m', made: undefined }, false);
-    expect(rest).toEqual([]);
-    expect(line).toContain('/m');
-    expect(line).toContain('no store created at /s');
-  });
-
-  it('--json: the target, the seed, the token', () => {
-    expect(localInitDocument({ ...INIT, token: 'T' })).toEqual({
-      command: 'local init',
-      target: { kind: 'local', store: '/s' },
-      dryRun: false,
-      seed: '/w.json',
-      token: 'T',
-    });
-  });
+  it('a dry run makes no token', () =>
+    withTempDir(async (dir) => {
+      const dry = await examctlStep(['--store', join(dir, 'a'), '--json', '--dry-run', 'local', 'init'], dir);
+      expect(dry.code).toBe(0);
+      expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true });
+      expect(JSON.parse(dry.stdout).token).toBeUndefined();
+      expect(dry.stderr).toContain(`no store created at ${join(dir, 'a')}`);
+    }));
 });

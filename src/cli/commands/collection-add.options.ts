@@ -1,40 +1,10 @@
-import { allKept, choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
+import { allKept, choice, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { COLLECTION_FIELD_OPTIONS } from '../../flags/collection-fields.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
-import { excluding } from '../../flags/flag-pairs.js';
 import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { SENDING_FLAGS, TARGET_FLAGS } from '../../flags/taken-flags.js';
-
-/** The flags that give one collection's fields; with --file the fields come from the file instead. */
-export const COLLECTION_FIELD_OPTIONS = grouped(HELP_GROUP.collectionFields, [
-  ...excluding(['--file'], 'put the fields in the file', [
-    brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
-    brief(
-      'ExternalId: a-z and 0-9',
-      option(
-        '--external-id <id>',
-        'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)',
-      ),
-      'generated',
-    ),
-    brief(
-      undefined,
-      option('--owner <username>', 'Owner user name (default: the API settings owner)'),
-      'API settings owner',
-    ),
-    brief(
-      'taxonomy ExternalId; repeatable',
-      repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
-      'all taxonomies',
-    ),
-    brief(
-      'learning objective repository ExternalId; repeatable',
-      repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
-      'all',
-    ),
-  ] as const),
-] as const);
 
 const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
