@@ -127,7 +127,7 @@ export const ERROR_CODES = {
   E2302: {
     title: 'no store to read',
     cause:
-      'A command that reads the local store (`local export`, `schedule links`, a dry run of `review-session show`) found no store at the path it names, and makes none just to read it. Nothing was created.',
+      'A command that reads the local store (`local export`, `schedule links`, `synced adopt`, a dry run of `review-session show`) found no store at the path it names, and makes none just to read it. Nothing was created.',
     fix: 'Name the store you meant (`--store`, `EXAMCTL_STORE`), or make one: `examctl local init` (the demo world), `examctl schedule push` (the store with your schedules).',
   },
   E2400: {

@@ -281,6 +281,7 @@ describe("E2302: a read of a store that is not there, in each reading command's 
     [['local', 'export'], 'examctl local init'],
     [['schedule', 'links', 'S-1'], 'schedule push'],
     [['review-session', 'show', 'RS-1', '--dry-run'], 'dry run'],
+    [['synced', 'adopt', '--file', join(ROOT, 'fixtures/users.csv')], 'nothing to adopt'],
   ])('%s: the path named, nothing made', (argv, words) =>
     withTempDir(async (dir) => {
       const store = join(dir, 'nowhere');
