@@ -437,21 +437,27 @@ export async function openToRead(target: ResolvedTarget, dryRun: boolean, deps: 
   const readOnly = target.kind === 'local' && (dryRun || (await storeExists(target.store)));
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun: readOnly, deps });
   if (api === null)
-    throw new UsageError(
-      `no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`,
+    throw noStoreError(
+      target.report.kind === 'local' ? target.report.store : '',
+      'nothing to read in a dry run (without --dry-run the read makes it from the demo world)',
     );
   return api;
+}
+
+/**
+ * A read refused for want of the store it reads (E2302, exit 2), nothing created: `then` says, in the words of
+ * the command that reads it, what that means there and how to get one.
+ */
+export function noStoreError(store: string, then: string): UsageError {
+  return new UsageError(`no local store at ${store}: ${then}`, { code: 'E2302' });
 }
 
 /** Read-only and never created: a missing store has no links (the demo world's would mislead). */
 export async function openStoreDirectory(store: string): Promise<OpenDirectory> {
   const { openLocalTarget } = await import('../engine/local-target.js');
   const engine = await openLocalTarget(store, { dryRun: true });
-  if (engine === null) {
-    throw new UsageError(
-      `no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`,
-    );
-  }
+  if (engine === null)
+    throw noStoreError(store, 'no schedule has links yet (schedule push creates the store; --store names another one)');
   return engine;
 }
 

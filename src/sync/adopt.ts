@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
 import { lockTimeoutFromEnv } from '../system/lock.js';
-import { messageOf, UsageError } from '../system/errors.js';
+import { messageOf } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryPlaceOf, storeHead } from '../context/target.js';
+import { memoryPlaceOf, noStoreError, storeHead } from '../context/target.js';
 import { newRunId } from '../runs/run-id.js';
 import type { CollectionRequest } from '../domain/collection.js';
 import type { PreparedSchedule } from '../domain/sittings.js';
@@ -96,11 +96,11 @@ export async function adoptFile<P>(
   say: (message: string) => void,
 ): Promise<{ adoption: Adoption; memory: string }> {
   const { target, dryRun } = where;
-  if (target.kind === 'local' && !existsSync(target.store)) {
-    throw new UsageError(
-      `there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`,
+  if (target.kind === 'local' && !existsSync(target.store))
+    throw noStoreError(
+      target.store,
+      'nothing was sent to it, so there is nothing to adopt (its first run sends every record)',
     );
-  }
   // The store's head as it holds what is adopted: the memory is this store's from here (store-standing.ts).
   const head = (await storeHead(target, [], false))?.head;
   const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {

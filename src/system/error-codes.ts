@@ -124,6 +124,12 @@ export const ERROR_CODES = {
       'There is no local store at the path, but the sync memory of that path names one there: it was moved, deleted or is not mounted. A new store made there would hold none of what the memory says was sent. Nothing was created or sent.',
     fix: 'Point the job at where the store is now (`--store`), or mount it; if it is truly gone, `examctl local init --store PATH` makes a new one and moves that memory aside (docs/store.md, "Creating and replacing").',
   },
+  E2302: {
+    title: 'no store to read',
+    cause:
+      'A command that reads the local store (`local export`, `schedule links`, `synced adopt`, a dry run of `review-session show`) found no store at the path it names, and makes none just to read it. Nothing was created.',
+    fix: 'Name the store you meant (`--store`, `EXAMCTL_STORE`), or make one: `examctl local init` (the demo world), `examctl schedule push` (the store with your schedules).',
+  },
   E2400: {
     title: 'state kept in an untrusted place',
     cause:

@@ -36,6 +36,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2202: ['test/sync/later-run-resume.test.ts', "expectCoded(refused.stderr, 'E2202', 'user sync', newerRun);"],
   E2300: ['test/cli/error-codes.test.ts', "toEqual(['E2300', 'E2300'])"],
   E2301: ['test/cli/error-codes.test.ts', "toEqual(['E2301', 'E2301'])"],
+  E2302: ['test/cli/error-codes.test.ts', "toEqual(['E2302', 'E2302'])"],
   E2400: ['test/cli/error-codes.test.ts', "toEqual(['E2400', 'E2400'])"],
   E2501: ['test/sync/new-or-existing.test.ts', "expectCoded(blind.stderr, 'E2501', '--only-new', 'users.ndjson')"],
   E2502: ['test/cli/error-codes.test.ts', "toEqual(['E2502', 'E2502'])"],

@@ -276,6 +276,24 @@ describe('codes a command line produces, in the text and in --json', () => {
     }));
 });
 
+describe("E2302: a read of a store that is not there, in each reading command's words", () => {
+  it.each([
+    [['local', 'export'], 'examctl local init'],
+    [['schedule', 'links', 'S-1'], 'schedule push'],
+    [['review-session', 'show', 'RS-1', '--dry-run'], 'dry run'],
+    [['synced', 'adopt', '--file', join(ROOT, 'fixtures/users.csv')], 'nothing to adopt'],
+  ])('%s: the path named, nothing made', (argv, words) =>
+    withTempDir(async (dir) => {
+      const store = join(dir, 'nowhere');
+      expect(await codeOf(dir, [...argv, '--store', store])).toEqual(['E2302', 'E2302']);
+      const io = testDeps(dir);
+      expect(await runCli([...argv, '--store', store], io.deps)).toBe(2);
+      expectCoded(io.stderr.text, 'E2302', `no local store at ${store}:`, words);
+      expect(existsSync(store)).toBe(false);
+    }),
+  );
+});
+
 describe('a second error said beside the one a run ends with', () => {
   it("carries its code when it is examctl's (a memory not saved under a Ctrl-C), none otherwise", () => {
     const unsaved = new TargetError('the sync memory was not saved to http://127.0.0.1:1/state', { code: 'E3050' });
