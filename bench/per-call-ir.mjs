@@ -5,7 +5,7 @@
 // Exact under load, like callgrind-ir.mjs; a build's dist/ modules are called, so two builds
 // (a `git archive` copy beside this one) compare one function's change without a whole run's
 // noise (the compiler's and the GC's timing move a whole run by ~1 %).
-// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|canonical|body|entries|mayHold|create|decide>
+// Run after `npm run build`:  node bench/per-call-ir.mjs <root of a build> <runOf|validate|canonical|body|entries|mayHold|create|decide>
 // In a child:                 node bench/per-call-ir.mjs <root> <which> <calls> --call
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +43,22 @@ async function call(count) {
     const { reportRunOf } = await of('formats/report-csv-contract.js');
     const rows = list.map(({ cells }) => ({ header: USER_HEADER, cells }));
     for (let k = 0; k < count; k++) sink += reportRunOf(rows[k % 1000]) === undefined ? 1 : 0;
+  } else if (which === 'validate') {
+    // The CLI's validation of one CSV row (`user sync`): the reader's fields (its non-empty cells, a list
+    // column split), coerced in place and validated; each call a fresh copy, as each row is a fresh object.
+    const { coerceAndValidateUser } = await of('domain/coercion.js');
+    const rows = list.map(({ cells }) =>
+      Object.fromEntries(
+        USER_HEADER.map((name, at) => [name, name === 'Labels' ? cells[at].split('|') : cells[at]]).filter(
+          ([, cell]) => cell !== '',
+        ),
+      ),
+    );
+    for (let k = 0; k < count; k++) {
+      const checked = coerceAndValidateUser({ ...rows[k % 1000] });
+      if (!checked.ok) throw new Error(`invalid: ${JSON.stringify(checked.problems)}`);
+      sink += checked.value.ExternalId.length;
+    }
   } else if (which === 'canonical') {
     const { canonicalJson } = await canonicalOf();
     for (let k = 0; k < count; k++) sink += canonicalJson(list[k % 1000].request).length;
@@ -132,7 +148,7 @@ async function call(count) {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  } else throw new Error(`no such call: ${which} (runOf, canonical, body, entries, mayHold, create, decide)`);
+  } else throw new Error(`no such call: ${which} (runOf, validate, canonical, body, entries, mayHold, create, decide)`);
   return sink;
 }
 
