@@ -15,19 +15,8 @@ import { formatBytes } from '../formats/number-format.js';
 import { cannotRead } from '../input/text-source.js';
 import { MAX_STATE_BYTES } from '../context/state-http.js';
 import { memorySourceCheck } from '../context/loose-permissions.js';
-import { countedKind, SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { say } from '../formats/terminal-text.js';
-import { describeTarget } from '../report/report-writers.js';
-import { printJson, type CommandDeps } from '../context/command-deps.js';
-import {
-  heldBy,
-  memoryFile,
-  populationList,
-  populationsOf,
-  readMemory,
-  recordsAnything,
-  type MemoryContents,
-} from './memory-files.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
+import { heldBy, memoryFile, populationsOf, readMemory, recordsAnything, type MemoryContents } from './memory-files.js';
 import {
   assertDocumentTarget,
   documentText,
@@ -50,7 +39,7 @@ export async function exportMemory(place: MemoryPlace, target: ReportTarget, env
 }
 
 /** Whether a memory whose newest run is `newest` replacing one whose newest is `replaced` forgets the runs since. */
-function forgetsNewerRuns(newest: string | undefined, replaced: string | undefined): boolean {
+export function forgetsNewerRuns(newest: string | undefined, replaced: string | undefined): boolean {
   return replaced !== undefined && (newest === undefined || newest < replaced);
 }
 
@@ -244,80 +233,4 @@ export async function releaseServiceLock(place: MemoryPlace, lockId: string, env
   }
   await withService(place.address, env, (service) => service.unlock({ ID: lockId }));
   return place.address;
-}
-
-/** What a memory holds, for the line and the JSON document of export and import: ids and populations per kind. */
-function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
-  return Object.fromEntries(
-    [...memories].map(([kind, contents]) => [
-      kind,
-      {
-        ids: contents.entries.size,
-        populations: populationList(populationsOf(contents)),
-      },
-    ]),
-  );
-}
-
-/** Ids and populations per kind; with `newestRun`, the memory's newest run too, unless its one population said it. */
-function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>, newestRun?: string | null): string {
-  const kinds = Object.entries(summaryOf(memories));
-  const words = kinds
-    .map(
-      ([kind, { ids, populations }]) =>
-        `${countedKind(ids, kind as SyncKind)}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`,
-    )
-    .join(', ');
-  const said = kinds.reduce((count, [, { populations }]) => count + populations.length, 0) === 1;
-  return newestRun === undefined || said ? words : `${words}; newest run ${newestRun ?? '-'}`;
-}
-
-/** What `synced export` says once the file is in place: --json's document, or the line. */
-export async function tellExported(
-  path: string,
-  report: ReportTarget,
-  { memories, newestRun }: { memories: ReadonlyMap<SyncKind, MemoryContents>; newestRun: string | undefined },
-  json: boolean,
-  deps: CommandDeps,
-): Promise<void> {
-  if (json)
-    await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
-  else
-    await say(
-      deps,
-      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories, newestRun ?? null)}`,
-    );
-}
-
-/** What `synced import` says: --json's document or the line, and a warning when it forgot newer runs. */
-export async function tellImported(
-  path: string,
-  report: ReportTarget,
-  { document, replaced }: { document: MemoryDocument; replaced: string | undefined },
-  json: boolean,
-  deps: CommandDeps,
-): Promise<void> {
-  if (json) {
-    await printJson(deps, {
-      file: path,
-      target: report,
-      newestRun: document.newestRun ?? null,
-      replacedNewestRun: replaced ?? null,
-      memories: summaryOf(document.memories),
-    });
-  } else {
-    const before =
-      replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
-    await say(
-      deps,
-      `imported ${path} as the sync memory of ${describeTarget(report)}: ${summaryWords(document.memories)}; ${before}`,
-    );
-  }
-  // Forced over a newer memory: what the runs since did is forgotten, said with its cost and the way back.
-  if (forgetsNewerRuns(document.newestRun, replaced)) {
-    await say(
-      deps,
-      `warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`,
-    );
-  }
 }
