@@ -5,11 +5,13 @@
 import { USER_ID_RULE } from '../domain/one-id-per-file.js';
 import type { UserRequest } from '../domain/user.js';
 import type { InputRecord } from '../input/record.js';
-import { say } from '../formats/terminal-text.js';
-import { FEEDING_COMMAND } from '../report/report-writers.js';
+import { printLine, say } from '../formats/terminal-text.js';
+import { counted, formatCount } from '../formats/number-format.js';
+import { hierarchyEntryCell } from '../domain/coercion.js';
+import { describeTarget, FEEDING_COMMAND, problemWords } from '../report/report-writers.js';
 import type { ReportTarget } from '../report/run-report.js';
 import type { LocalDirectory } from '../port/local-directory.js';
-import type { CommandDeps } from '../context/command-deps.js';
+import { printJson, type CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { refuseOthersMemoryFile } from '../context/loose-permissions.js';
 import { openTargetDirectory } from '../context/target.js';
@@ -20,7 +22,7 @@ import { inputPathOf } from '../pipeline/command-input.js';
 import { fileDigest } from './replayed-file.js';
 import { adoptFile, userAdoption, type Adoption, type AdoptInput } from './adopt.js';
 import { sittingsOnStore, usersOnStore } from './adopt-sittings.js';
-import { countedKind, type SyncKind } from './memory-lines.js';
+import { countedKind, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { PreparedSchedule } from '../domain/sittings.js';
 
 /** What the command says of the file beside what it adopts: its name, its records and how its units are made. */
@@ -32,14 +34,6 @@ export interface AdoptedFile<P> extends Pick<RecordJob<P>, 'records' | 'units'> 
 
 type AdoptOptions = GlobalOptions & { syncDir?: string | undefined };
 
-/** What the command says of a file adopted (the cli renders it): where, and whether it was a dry run or --json. */
-export type TellAdoption = (
-  kind: SyncKind,
-  input: Pick<AdoptedFile<unknown>, 'file' | 'population'>,
-  adoption: Adoption,
-  where: { target: ReportTarget; memory: string; dryRun: boolean; json: boolean },
-) => Promise<void>;
-
 /** `synced adopt --file F...`: the missed nights' files in order, each adopted as its night left the memory. */
 export async function adoptUserFiles(
   files: readonly string[],
@@ -49,7 +43,6 @@ export async function adoptUserFiles(
   options: AdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
-  tell: TellAdoption,
 ): Promise<number> {
   let code = 0;
   for (const [index, file] of files.entries()) {
@@ -59,7 +52,7 @@ export async function adoptUserFiles(
     const compare = !tentative && index === files.length - 1;
     const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory, compare);
     const input = { file, population, records: recordsOf(file), units, entryOf };
-    code = Math.max(code, await adoptChecked('users', input, options, deps, target, tell));
+    code = Math.max(code, await adoptChecked('users', input, options, deps, target));
   }
   return code;
 }
@@ -73,7 +66,6 @@ export async function adoptSchedules(
   options: AdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
-  tell: TellAdoption,
 ): Promise<number> {
   let withoutUpsert = 0;
   const entryOf = (directory: LocalDirectory | null): AdoptInput<PreparedSchedule>['entryOf'] => {
@@ -84,7 +76,7 @@ export async function adoptSchedules(
       return entry;
     };
   };
-  const code = await adoptChecked('schedules', { ...input, entryOf }, options, deps, target, tell);
+  const code = await adoptChecked('schedules', { ...input, entryOf }, options, deps, target);
   if (withoutUpsert > 0)
     await say(
       deps,
@@ -100,7 +92,6 @@ export async function adoptChecked<P>(
   options: AdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
-  tell: TellAdoption,
 ): Promise<number> {
   // The file becomes the memory: another user's, or one others could write or replace, is exit 2.
   if (input.file !== '-' && input.file !== deps.pipedFile)
@@ -124,6 +115,97 @@ export async function adoptChecked<P>(
     deps,
     note,
   ).finally(() => directory?.close());
-  await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false });
+  await tellAdoption(deps, kind, input, adoption, {
+    target: resolved.report,
+    memory,
+    dryRun,
+    json: options.json ?? false,
+  });
   return adoption.refused.length > 0 ? 1 : 0;
+}
+
+/** How many refused rows are named on stderr (all of them are in --json). */
+const NAMED_REFUSALS = 20;
+
+/** What `synced adopt` says of a file adopted: --json's document, a dry run's rows, the rows refused, the line. */
+async function tellAdoption(
+  deps: CommandDeps,
+  kind: SyncKind,
+  input: Pick<AdoptedFile<unknown>, 'file' | 'population'>,
+  adoption: Adoption,
+  where: { target: ReportTarget; memory: string; dryRun: boolean; json: boolean },
+): Promise<void> {
+  const replaced = adoption.adopted.filter((row) => row.before !== undefined).length;
+  const fresh = adoption.adopted.length - replaced;
+  if (where.json) {
+    const document = {
+      target: where.target,
+      memory: where.memory,
+      file: input.file,
+      kind,
+      population: input.population ?? null,
+      dryRun: where.dryRun,
+      run: adoption.run,
+      adopted: adoption.adopted.length,
+      new: fresh,
+      replaced,
+      notAdopted: adoption.refused.map((row) => ({ source: row.source, id: row.id, errors: row.problems })),
+      ...(where.dryRun
+        ? {
+            records: adoption.adopted.map((row) => ({
+              source: row.source,
+              id: row.id,
+              action: row.before === undefined ? 'new' : 'replaced',
+              ...entryWords(row.entry),
+            })),
+          }
+        : {}),
+    };
+    await printJson(deps, document);
+  } else if (where.dryRun) {
+    for (const row of adoption.adopted) {
+      const { links, population } = entryWords(row.entry);
+      const what = [
+        row.before === undefined ? 'new' : `replaces the entry of run ${row.before.run}`,
+        population === undefined ? undefined : `--population ${population}`,
+        links.length === 0 ? undefined : `links ${links.join(', ')}`,
+      ];
+      await printLine(deps, `${row.id} (${what.filter((word) => word !== undefined).join('; ')})`);
+    }
+  }
+  for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {
+    const problems = row.problems.map(problemWords).join('; ');
+    await say(
+      deps,
+      `${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`,
+    );
+  }
+  const n = formatCount;
+  const more =
+    adoption.refused.length > NAMED_REFUSALS
+      ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)`
+      : adoption.refused.length > 0
+        ? ' (above)'
+        : '';
+  const refused =
+    adoption.refused.length === 0
+      ? ''
+      : `; ${counted(adoption.refused.length, 'row was', 'rows were')} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
+  const as =
+    input.population === undefined
+      ? kind === 'users'
+        ? ' for the runs without --population'
+        : ''
+      : ` as --population ${input.population}`;
+  await say(
+    deps,
+    `${where.dryRun ? 'would adopt' : 'adopted'} ${countedKind(adoption.adopted.length, kind)} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
+      `(run ${adoption.run}: ${n(fresh)} new, ${n(replaced)} replaced)${refused}${where.dryRun ? '; nothing was written (--dry-run)' : ''}`,
+  );
+}
+
+/** An entry's links as CSV cell words (`H-A:coordinator+reports`) and its population, for the plan. */
+function entryWords(entry: MemoryEntry): { links: string[]; population?: string } {
+  const links = (entry.links ?? []).map(([id, flags]) => hierarchyEntryCell(id, flags));
+  return entry.population === undefined ? { links } : { links, population: entry.population };
 }

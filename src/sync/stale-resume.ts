@@ -11,7 +11,10 @@ import { populationKey } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
 import { memoryPlaceOf } from '../context/target.js';
 import { readPlacedMemories } from './memory-place.js';
-import { refuseOverLaterRuns } from '../pipeline/run-journaling.js';
+import { refuseOverLaterRuns, refuseReplacedStore } from '../pipeline/run-journaling.js';
+import { resumedRun, storeNotUsedLine } from '../pipeline/resume-run.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { say } from '../formats/terminal-text.js';
 import type { OpenedResume } from '../runs/resume-plan.js';
 
 /** The flags with which a run decides from the memory what it sends (a first night decides differently). */
@@ -63,26 +66,35 @@ export async function refuseResumeAgainstMemory(
 }
 
 /**
- * `runs resume`'s refusals of run `header` against later runs and the memory, made before its command runs and made
- * again once the run holds the memory (a later run may go on record while it waits). The memory knows the newest
- * run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs
- * resume"): --over-later-runs or --force resumes over later runs, --force over a lost memory.
+ * `runs resume`'s decisions before the command runs again: a replaced store refused, a --store given said as not
+ * used, and the refusals against later runs and the memory, made now and made again once the run holds the memory
+ * (a later run may go on record while it waits). The memory knows the newest run of each population wherever it
+ * ran, and whether it was lost since this run started (docs/runs.md, "runs resume"): --over-later-runs or --force
+ * resumes over later runs, --force over a lost memory.
  */
-export function resumeCheck(
-  header: Parameters<typeof refuseOverLaterRuns>[1],
-  runsDir: string,
-  givenRunsDir: string | undefined,
-  deps: Pick<CommandDeps, 'env' | 'cwd'>,
-  flags: { overLater: boolean; force: boolean },
-): NonNullable<OpenedResume['check']> {
-  return async (held) => {
-    if (!flags.overLater) await refuseOverLaterRuns(runsDir, header);
+export async function resumeChecked(
+  opened: OpenedResume,
+  options: Record<string, unknown>,
+  { runsDir, given }: { runsDir: string; given: GlobalOptions },
+  flags: { overLaterRuns?: boolean | undefined; force?: boolean | undefined },
+  deps: CommandDeps,
+): Promise<{ resumed: ReturnType<typeof resumedRun>; check: NonNullable<OpenedResume['check']> }> {
+  const { header } = opened.record;
+  await refuseReplacedStore(header);
+  const notUsed = storeNotUsedLine(given);
+  if (notUsed !== undefined) await say(deps, notUsed);
+  const overLater = flags.overLaterRuns === true || flags.force === true;
+  const resumed = resumedRun(opened, options, overLater, deps.cwd);
+  const check: NonNullable<OpenedResume['check']> = async (held) => {
+    if (!overLater) await refuseOverLaterRuns(runsDir, header);
     await refuseResumeAgainstMemory(
       header,
-      givenRunsDir,
-      deps,
-      { laterRuns: !flags.overLater, lostMemory: !flags.force },
+      given.runsDir,
+      { env: deps.env, cwd: resumed.cwd },
+      { laterRuns: !overLater, lostMemory: flags.force !== true },
       held,
     );
   };
+  await check();
+  return { resumed, check };
 }

@@ -6,15 +6,13 @@ import { assertTrustedRun, assertTrustedRunsDir } from '../../runs/run-trust.js'
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import type { CliDeps } from '../command-declaration.js';
-import { refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
+import { resumedOptions } from '../../pipeline/run-journaling.js';
 import {
   localStoreLost,
   nothingToResume,
   refuseUnresumable,
-  resumedRun,
   resumedPlanGuard,
   resumePin,
-  storeNotUsedLine,
 } from '../../pipeline/resume-run.js';
 import { resumeEntry } from '../resume-registry.js';
 import {
@@ -25,7 +23,6 @@ import {
   type RunsShowOptions,
 } from './runs.options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
-import { say } from '../../formats/terminal-text.js';
 import { runInput, runProfileOf, showRun } from '../../pipeline/run-show.js';
 import { listRunsOut, pruneRunsOut, trustOf } from '../../pipeline/run-listing.js';
 import { leaverRows } from '../../sync/run-show-leavers.js';
@@ -103,23 +100,8 @@ async function resumeRun(
       deps,
       options,
     );
-    await refuseReplacedStore(header);
-    const notUsed = storeNotUsedLine(given);
-    if (notUsed !== undefined) await say(deps, notUsed);
-    const overLater = overLaterRuns === true || force === true;
-    const resumed = resumedRun(opened, options, overLater, deps.cwd);
-    const { resumeCheck } = await import('../../sync/stale-resume.js');
-    const check = resumeCheck(
-      header,
-      runsDir,
-      given.runsDir,
-      { env: deps.env, cwd: resumed.cwd },
-      {
-        overLater,
-        force: force === true,
-      },
-    );
-    await check();
+    const { resumeChecked } = await import('../../sync/stale-resume.js');
+    const { resumed, check } = await resumeChecked(opened, options, { runsDir, given }, { overLaterRuns, force }, deps);
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
     const applying = await resumedPlanGuard(opened, runsDir, deps.cwd);
     const resumedDeps: CliDeps = {
