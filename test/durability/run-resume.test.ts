@@ -359,7 +359,9 @@ describe('honest ends', () => {
       );
       const report = JSON.parse(ended.stdout) as ShownReport;
       expect(report.summary.total).toBe(1000);
-      expect(report.summary.ok).toBeGreaterThan(0);
+      // How many answers were journaled before the limit depends on when they came (a loaded machine: none):
+      // what is fixed is that the run stopped short and left the rest for the resume.
+      expect(report.summary.ok).toBeLessThan(1000);
       expect(report.summary.skipped).toBeGreaterThan(0);
       // The journal closed and the run let go (its units sent ahead withdrawn or not): no LOCK left for the resume to break.
       expect(existsSync(join(dir, 'runs', report.run, 'LOCK'))).toBe(false);

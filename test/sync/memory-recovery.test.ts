@@ -384,7 +384,7 @@ describe('synced adopt', () => {
       writeUsers(dir, 'users.csv', rows(6), ['mr-2']);
       const noStore = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(noStore.code).toBe(2);
-      expectCoded(noStore.stderr, 'E2000', `no local store at ${join(dir, 'store')}`);
+      expectCoded(noStore.stderr, 'E2302', `no local store at ${join(dir, 'store')}`);
       // The store holds what a night whose memory was lost sent (on a local store only what it holds is adopted).
       expect(
         (await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: join(dir, 'lost') }))
