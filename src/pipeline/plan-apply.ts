@@ -10,7 +10,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { runState, scanRun, summarize } from '../runs/read-run.js';
 import { type PlanDocument, type PlanGuard, type PlanInput, readPlan } from '../runs/plan-document.js';
 import { ExitCode, messageOf, UsageError } from '../system/errors.js';
-import { formatMilliseconds } from '../formats/number-format.js';
+import { formatCount, formatMilliseconds } from '../formats/number-format.js';
 import { memoryMark, NO_MEMORY, settingsMark, storeHolds, targetStoreMark } from './plan-marks.js';
 
 /** A plan older than this is refused unless --max-age says otherwise. */
@@ -195,7 +195,7 @@ export async function judgeApplied(
     );
   const how =
     now !== undefined
-      ? `run ${before.run}: ${now.summary.ok} ok, ${now.summary.partial} partial, ${now.summary.failed} failed, ${now.summary.skipped} skipped`
+      ? `run ${before.run}: ${formatCount(now.summary.ok)} ok, ${formatCount(now.summary.partial)} partial, ${formatCount(now.summary.failed)} failed, ${formatCount(now.summary.skipped)} skipped`
       : `it ended with exit ${before.exitCode}`;
   const words = `plan ${id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
   if (now !== undefined)

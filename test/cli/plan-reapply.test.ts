@@ -13,17 +13,18 @@ import { expectCoded } from '../support/coded-message.js';
  */
 
 const USERS = 300;
-const csv = `ExternalId,FirstName,LastName,Email,Role\n${Array.from(
-  { length: USERS },
-  (_, i) => `u-${String(i).padStart(4, '0')},Ada,Ng${i},u${i}@example.test,Candidate`,
-).join('\n')}\n`;
+const usersCsv = (users: number): string =>
+  `ExternalId,FirstName,LastName,Email,Role\n${Array.from(
+    { length: users },
+    (_, i) => `u-${String(i).padStart(4, '0')},Ada,Ng${i},u${i}@example.test,Candidate`,
+  ).join('\n')}\n`;
 
 /** A local store, and p.json: the plan that creates the file's users. */
-async function planned(dir: string): Promise<{ env: Record<string, string>; store: string[] }> {
+async function planned(dir: string, users = USERS): Promise<{ env: Record<string, string>; store: string[] }> {
   const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
   const store = ['--store', join(dir, 'store')];
   expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
-  await writeFile(join(dir, 'users.csv'), csv);
+  await writeFile(join(dir, 'users.csv'), usersCsv(users));
   const made = await examctl(
     [...store, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'],
     dir,
@@ -98,5 +99,14 @@ describe('a plan applied again', () => {
       const again = await examctl([...store, 'apply', 'p.json'], dir, env);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('was applied already, at');
+    }));
+
+  it("says its run's counts as every summary does (1,000 ok)", () =>
+    withTempDir(async (dir) => {
+      const { env, store } = await planned(dir, 1000);
+      expect((await examctl([...store, 'apply', 'p.json'], dir, env)).code).toBe(0);
+      const again = await examctl([...store, 'apply', 'p.json'], dir, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(': 1,000 ok, 0 partial, 0 failed, 0 skipped): nothing was sent');
     }));
 });
